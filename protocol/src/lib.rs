@@ -1,0 +1,1 @@
+//! cohort-protocol: wire messages, framing and files. The only crate that touches bincode.

@@ -1,0 +1,1 @@
+//! cohort-server: the sans-IO lockstep core.

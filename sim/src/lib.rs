@@ -1,0 +1,20 @@
+//! cohort-sim: the deterministic simulation of an Age of Empires II style RTS's movement tick.
+//!
+//! No I/O, no async, no clocks, no floats, no HashMap iteration: same inputs give bit-identical
+//! state on every machine, in debug and release. See ARCHITECTURE.md for the map of this crate
+//! and `../shared/seeds` (the movement spec) for the vocabulary its modules are named after.
+
+pub mod command;
+pub mod grid;
+pub mod hash;
+pub mod nav;
+pub mod position;
+pub mod ruleset;
+pub mod tick;
+pub mod world;
+
+pub use command::{Command, FormationKind, PlayerCommand};
+pub use hash::StateHash;
+pub use position::{fx, fx_ratio, tile_of, Bounds, Fx, Tile, Vec2};
+pub use ruleset::Ruleset;
+pub use world::{EntityId, PlayerId, World};

@@ -1,0 +1,277 @@
+//! Positions and tiles (spec: "Positions and tiles").
+//!
+//! A unit stands at a continuous fixed-point position, never snapped to a tile. A tile is one unit
+//! across and centred on its whole-number coordinates, so the tile under a position is the
+//! position rounded ([`tile_of`]). Everything here is fixed point or integer: same inputs, same
+//! output on every machine.
+
+use fixed::types::I48F16;
+use serde::{Deserialize, Serialize};
+use std::ops::{Add, Mul, Neg, Sub};
+
+/// The sim's number: 48 integer bits and 16 fraction bits. Wide enough that squared distances
+/// across the largest map never overflow; fine enough (1/65536 tile) that a walk never stalls.
+pub type Fx = I48F16;
+
+/// A whole number as [`Fx`].
+pub const fn fx(n: i32) -> Fx {
+    Fx::const_from_int(n as i64)
+}
+
+/// `num / den` as [`Fx`], rounded toward zero. For constants such as 0.7 = `fx_ratio(7, 10)`.
+pub const fn fx_ratio(num: i64, den: i64) -> Fx {
+    Fx::from_bits((num << 16) / den)
+}
+
+/// The tile a world coordinate is on: tiles are a unit across and centred on whole numbers, so
+/// a coordinate rounds to the nearest whole number, halves upward (the spec's `TileOf`).
+pub fn tile_of(v: Fx) -> i32 {
+    (v + Fx::from_bits(1 << 15)).floor().to_num::<i64>() as i32
+}
+
+/// A point or a direction on the ground.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Vec2 {
+    pub x: Fx,
+    pub y: Fx,
+}
+
+impl Vec2 {
+    pub const ZERO: Vec2 = Vec2 {
+        x: Fx::ZERO,
+        y: Fx::ZERO,
+    };
+
+    pub const fn new(x: Fx, y: Fx) -> Vec2 {
+        Vec2 { x, y }
+    }
+
+    /// The middle of tile `t`.
+    pub fn of_tile(t: Tile) -> Vec2 {
+        Vec2::new(Fx::from_num(t.x), Fx::from_num(t.y))
+    }
+
+    /// The tile this point is on.
+    pub fn tile(self) -> Tile {
+        Tile::new(tile_of(self.x), tile_of(self.y))
+    }
+
+    pub fn dot(self, o: Vec2) -> Fx {
+        self.x * o.x + self.y * o.y
+    }
+
+    /// The z of the cross product: positive when `o` lies anticlockwise of `self` (y down: to
+    /// the right on screen).
+    pub fn cross(self, o: Vec2) -> Fx {
+        self.x * o.y - self.y * o.x
+    }
+
+    pub fn length_squared(self) -> Fx {
+        self.dot(self)
+    }
+
+    /// Euclidean length, by an integer square root of the raw bits: exact to the last bit on
+    /// every machine.
+    pub fn length(self) -> Fx {
+        let sq = (self.x.to_bits() as i128) * (self.x.to_bits() as i128)
+            + (self.y.to_bits() as i128) * (self.y.to_bits() as i128);
+        Fx::from_bits(isqrt_u128(sq as u128) as i64)
+    }
+
+    /// The distance between two points.
+    pub fn distance(self, o: Vec2) -> Fx {
+        (o - self).length()
+    }
+
+    /// This direction scaled to `len`; the zero vector stays zero.
+    pub fn with_length(self, len: Fx) -> Vec2 {
+        let l = self.length();
+        if l == Fx::ZERO {
+            return Vec2::ZERO;
+        }
+        Vec2::new(mul_div(self.x, len, l), mul_div(self.y, len, l))
+    }
+
+    /// A quarter turn: (x, y) → (−y, x).
+    pub fn perp(self) -> Vec2 {
+        Vec2::new(-self.y, self.x)
+    }
+
+    /// The larger of the two axis distances (Chebyshev).
+    pub fn chebyshev(self, o: Vec2) -> Fx {
+        (o.x - self.x).abs().max((o.y - self.y).abs())
+    }
+
+    /// `self + (o - self) * num / den`.
+    pub fn lerp(self, o: Vec2, num: Fx, den: Fx) -> Vec2 {
+        if den == Fx::ZERO {
+            return self;
+        }
+        Vec2::new(
+            self.x + mul_div(o.x - self.x, num, den),
+            self.y + mul_div(o.y - self.y, num, den),
+        )
+    }
+}
+
+/// `a * b / c` computed in 128 bits, rounded toward zero.
+pub fn mul_div(a: Fx, b: Fx, c: Fx) -> Fx {
+    let n = a.to_bits() as i128 * b.to_bits() as i128;
+    Fx::from_bits((n / c.to_bits() as i128) as i64)
+}
+
+/// The integer square root (floor) of a 128-bit number, as raw fixed-point bits: for a value
+/// `v` with 32 fraction bits this gives `sqrt(v)` with 16.
+pub fn isqrt_u128(n: u128) -> u128 {
+    if n == 0 {
+        return 0;
+    }
+    // Newton's method from an over-estimate; converges monotonically downward.
+    let mut x = 1u128 << ((128 - n.leading_zeros()).div_ceil(2));
+    loop {
+        let y = (x + n / x) >> 1;
+        if y >= x {
+            return x;
+        }
+        x = y;
+    }
+}
+
+impl Add for Vec2 {
+    type Output = Vec2;
+    fn add(self, o: Vec2) -> Vec2 {
+        Vec2::new(self.x + o.x, self.y + o.y)
+    }
+}
+
+impl Sub for Vec2 {
+    type Output = Vec2;
+    fn sub(self, o: Vec2) -> Vec2 {
+        Vec2::new(self.x - o.x, self.y - o.y)
+    }
+}
+
+impl Neg for Vec2 {
+    type Output = Vec2;
+    fn neg(self) -> Vec2 {
+        Vec2::new(-self.x, -self.y)
+    }
+}
+
+impl Mul<Fx> for Vec2 {
+    type Output = Vec2;
+    fn mul(self, k: Fx) -> Vec2 {
+        Vec2::new(self.x * k, self.y * k)
+    }
+}
+
+/// A tile's whole-number coordinates. May lie off the map; [`crate::grid::Grid::index`] says.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+pub struct Tile {
+    pub x: i32,
+    pub y: i32,
+}
+
+impl Tile {
+    pub const fn new(x: i32, y: i32) -> Tile {
+        Tile { x, y }
+    }
+
+    pub const fn offset(self, dx: i32, dy: i32) -> Tile {
+        Tile::new(self.x + dx, self.y + dy)
+    }
+}
+
+/// A box on the ground in world units: `min` to `max`, inclusive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bounds {
+    pub min: Vec2,
+    pub max: Vec2,
+}
+
+impl Bounds {
+    /// The box reaching `radius` each way from `middle` (a unit's body).
+    pub fn around(middle: Vec2, radius: Fx) -> Bounds {
+        Bounds {
+            min: Vec2::new(middle.x - radius, middle.y - radius),
+            max: Vec2::new(middle.x + radius, middle.y + radius),
+        }
+    }
+
+    /// The box round a single tile (the spec's `TileBounds`: a tree or a mine).
+    pub fn of_tile(t: Tile) -> Bounds {
+        Bounds::around(Vec2::of_tile(t), fx_ratio(1, 2))
+    }
+
+    /// How far outside the box a point is (zero inside): the spec's `Bounds::DistanceFrom`.
+    pub fn distance_from(&self, p: Vec2) -> Fx {
+        let dx = (self.min.x - p.x).max(p.x - self.max.x).max(Fx::ZERO);
+        let dy = (self.min.y - p.y).max(p.y - self.max.y).max(Fx::ZERO);
+        Vec2::new(dx, dy).length()
+    }
+
+    /// The gap between two boxes (zero when they touch or overlap), measured as a distance.
+    pub fn gap(&self, o: &Bounds) -> Fx {
+        let dx = (o.min.x - self.max.x)
+            .max(self.min.x - o.max.x)
+            .max(Fx::ZERO);
+        let dy = (o.min.y - self.max.y)
+            .max(self.min.y - o.max.y)
+            .max(Fx::ZERO);
+        Vec2::new(dx, dy).length()
+    }
+
+    /// The nearest point of the box to `p`.
+    pub fn clamp(&self, p: Vec2) -> Vec2 {
+        Vec2::new(
+            p.x.clamp(self.min.x, self.max.x),
+            p.y.clamp(self.min.y, self.max.y),
+        )
+    }
+
+    /// The box grown by `by` on every side.
+    pub fn widened(&self, by: Fx) -> Bounds {
+        Bounds {
+            min: Vec2::new(self.min.x - by, self.min.y - by),
+            max: Vec2::new(self.max.x + by, self.max.y + by),
+        }
+    }
+
+    pub fn middle(&self) -> Vec2 {
+        Vec2::new((self.min.x + self.max.x) / 2, (self.min.y + self.max.y) / 2)
+    }
+
+    pub fn overlaps(&self, o: &Bounds) -> bool {
+        self.min.x < o.max.x && o.min.x < self.max.x && self.min.y < o.max.y && o.min.y < self.max.y
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tile_of_rounds_halves_up() {
+        assert_eq!(tile_of(fx_ratio(49, 100)), 0);
+        assert_eq!(tile_of(fx_ratio(1, 2)), 1);
+        assert_eq!(tile_of(fx_ratio(-1, 2)), 0);
+        assert_eq!(tile_of(fx_ratio(-51, 100)), -1);
+        assert_eq!(tile_of(fx(7)), 7);
+    }
+
+    #[test]
+    fn length_is_exact_integer_sqrt() {
+        assert_eq!(Vec2::new(fx(3), fx(4)).length(), fx(5));
+        let d = Vec2::new(fx(1), fx(1)).length();
+        assert_eq!(d.to_bits(), 92681, "floor(sqrt(2) * 65536)");
+    }
+
+    #[test]
+    fn distance_from_bounds() {
+        let b = Bounds::of_tile(Tile::new(0, 0));
+        assert_eq!(b.distance_from(Vec2::new(fx(0), fx(0))), Fx::ZERO);
+        assert_eq!(b.distance_from(Vec2::new(fx(2), fx(0))), fx_ratio(3, 2));
+    }
+}

@@ -1,0 +1,591 @@
+//! The ruleset: unit, building, resource and terrain figures (DESIGN.md, "Data").
+//!
+//! A TOML document (format in docs/RULESET.md) is read into [`RulesetFile`] and compiled into a
+//! [`Ruleset`]: names become dense indices (alphabetical, so the order never depends on the
+//! file's layout), restrictions become passability layers, decimals become fixed point. The
+//! ruleset's identity is the blake3 hash of its compiled, canonical form ([`Ruleset::hash`]), so
+//! two files that differ only in layout or comments are the same ruleset.
+
+mod decimal;
+
+pub use decimal::{parse_decimal, Decimal};
+
+use crate::grid::{LayerId, TerrainId, TerrainMask, MAX_LAYERS};
+use crate::position::{fx, Fx};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The embedded default ruleset's text.
+pub const DEFAULT_RULESET_TOML: &str = include_str!("default.toml");
+
+/// Index of a unit kind in [`Ruleset::units`].
+pub type UnitKindId = u16;
+/// Index of a building kind in [`Ruleset::buildings`].
+pub type BuildingKindId = u16;
+/// Index of a resource kind in [`Ruleset::resources`].
+pub type ResourceKindId = u16;
+
+/// What a resource gives when gathered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Good {
+    Food,
+    Wood,
+    Gold,
+    Stone,
+}
+
+impl Good {
+    pub const ALL: [Good; 4] = [Good::Food, Good::Wood, Good::Gold, Good::Stone];
+
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// An error in a ruleset file: where, and what to do about it.
+#[derive(Debug, thiserror::Error)]
+pub enum RulesetError {
+    #[error("{origin}: {source}")]
+    Parse {
+        origin: String,
+        #[source]
+        source: toml::de::Error,
+    },
+    #[error("{origin}: {field}: {message}")]
+    Invalid {
+        origin: String,
+        field: String,
+        message: String,
+    },
+}
+
+/// A ruleset file as written (see docs/RULESET.md).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RulesetFile {
+    pub name: String,
+    #[serde(default)]
+    pub push_idle: bool,
+    pub terrains: BTreeMap<String, TerrainFile>,
+    pub restrictions: BTreeMap<String, Vec<String>>,
+    pub units: BTreeMap<String, UnitFile>,
+    pub buildings: BTreeMap<String, BuildingFile>,
+    pub resources: BTreeMap<String, ResourceFile>,
+    #[serde(default)]
+    pub technologies: BTreeMap<String, TechnologyFile>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TerrainFile {
+    #[serde(default)]
+    pub colour: Option<String>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UnitFile {
+    pub radius: Decimal,
+    pub speed: Decimal,
+    pub restriction: String,
+    pub hit_points: u32,
+    pub attack: u32,
+    pub range: Decimal,
+    pub reload_ms: u32,
+    pub melee: bool,
+    #[serde(default)]
+    pub worker: bool,
+    #[serde(default)]
+    pub carry: u32,
+    #[serde(default)]
+    pub packs: bool,
+    #[serde(default = "default_sight")]
+    pub sight: Decimal,
+}
+
+fn default_sight() -> Decimal {
+    Decimal(fx(4))
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BuildingFile {
+    pub half_extent: [Decimal; 2],
+    pub hit_points: u32,
+    pub build_ms: u32,
+    #[serde(default)]
+    pub drop_site: Vec<Good>,
+    #[serde(default)]
+    pub on_water: bool,
+    #[serde(default)]
+    pub gate: bool,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResourceFile {
+    pub gives: Good,
+    pub amount: u32,
+    pub gather_per_second: Decimal,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TechnologyFile {
+    pub speed_percent: u32,
+    pub units: Vec<String>,
+}
+
+/// A terrain.
+#[derive(Clone, Debug, Serialize)]
+pub struct Terrain {
+    pub name: String,
+    /// Drawing colour (`#rrggbb`), for pictures only.
+    pub colour: String,
+}
+
+/// A terrain restriction: which terrains its movers may cross, and the layer it moves on.
+#[derive(Clone, Debug, Serialize)]
+pub struct Restriction {
+    pub name: String,
+    pub allowed: TerrainMask,
+    pub layer: LayerId,
+}
+
+/// A unit kind.
+#[derive(Clone, Debug, Serialize)]
+pub struct UnitKind {
+    pub name: String,
+    /// Half the body's width: the body is a box reaching this far each way from its middle.
+    pub radius: Fx,
+    /// Tiles per second before technologies.
+    pub speed: Fx,
+    pub restriction: u16,
+    pub layer: LayerId,
+    pub hit_points: u32,
+    pub attack: u32,
+    /// Reach of its attack, box to box, in tiles (0 for hand to hand).
+    pub range: Fx,
+    pub reload_ms: u32,
+    pub melee: bool,
+    /// Villagers: gather, carry and build; take no part in formations.
+    pub worker: bool,
+    /// How much a worker carries before walking to a drop site.
+    pub carry: u32,
+    /// A siege unit that must stop and unpack before it fires.
+    pub packs: bool,
+    /// How far it sees targets when attack-moving or holding.
+    pub sight: Fx,
+}
+
+/// A building kind.
+#[derive(Clone, Debug, Serialize)]
+pub struct BuildingKind {
+    pub name: String,
+    /// Half-extents on the building's own axes (x, y), as the data gives them.
+    pub half_extent: [Fx; 2],
+    pub hit_points: u32,
+    pub build_ms: u32,
+    pub drop_site: Vec<Good>,
+    pub on_water: bool,
+    pub gate: bool,
+}
+
+/// A resource kind (tree, mine, bush).
+#[derive(Clone, Debug, Serialize)]
+pub struct ResourceKind {
+    pub name: String,
+    pub gives: Good,
+    pub amount: u32,
+    pub gather_per_second: Fx,
+    /// Trees stand on forest ground and are felled; mines and bushes are not.
+    pub is_tree: bool,
+}
+
+/// A technology that raises units' speed.
+#[derive(Clone, Debug, Serialize)]
+pub struct Technology {
+    pub name: String,
+    pub speed_percent: u32,
+    pub units: Vec<UnitKindId>,
+}
+
+/// A compiled ruleset. Immutable once built; shared by every world playing by it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Ruleset {
+    pub name: String,
+    /// Movers push idle friendly units aside (the devlog's rule); off: nobody standing is pushed.
+    pub push_idle: bool,
+    pub terrains: Vec<Terrain>,
+    pub restrictions: Vec<Restriction>,
+    /// Each layer's allowed terrains; layer 0 is land, the villager's.
+    pub layers: Vec<TerrainMask>,
+    pub units: Vec<UnitKind>,
+    pub buildings: Vec<BuildingKind>,
+    pub resources: Vec<ResourceKind>,
+    pub technologies: Vec<Technology>,
+    #[serde(skip)]
+    hash: [u8; 32],
+}
+
+impl Ruleset {
+    /// The embedded default, modelled on Age of Empires II.
+    pub fn default_rules() -> Ruleset {
+        Ruleset::from_toml(DEFAULT_RULESET_TOML, "embedded default ruleset")
+            .expect("the embedded default ruleset is valid")
+    }
+
+    /// Reads and compiles a ruleset. `origin` names the file in errors.
+    pub fn from_toml(text: &str, origin: &str) -> Result<Ruleset, RulesetError> {
+        let file: RulesetFile = toml::from_str(text).map_err(|source| RulesetError::Parse {
+            origin: origin.to_string(),
+            source,
+        })?;
+        compile(file, origin)
+    }
+
+    /// blake3 of the compiled ruleset's canonical encoding: its identity in a match.
+    pub fn hash(&self) -> [u8; 32] {
+        self.hash
+    }
+
+    pub fn unit_kind(&self, name: &str) -> Option<UnitKindId> {
+        self.units
+            .iter()
+            .position(|u| u.name == name)
+            .map(|i| i as UnitKindId)
+    }
+
+    pub fn building_kind(&self, name: &str) -> Option<BuildingKindId> {
+        self.buildings
+            .iter()
+            .position(|b| b.name == name)
+            .map(|i| i as BuildingKindId)
+    }
+
+    pub fn resource_kind(&self, name: &str) -> Option<ResourceKindId> {
+        self.resources
+            .iter()
+            .position(|r| r.name == name)
+            .map(|i| i as ResourceKindId)
+    }
+
+    pub fn terrain(&self, name: &str) -> Option<TerrainId> {
+        self.terrains
+            .iter()
+            .position(|t| t.name == name)
+            .map(|i| i as TerrainId)
+    }
+
+    /// The land layer's allowed terrains.
+    pub fn land(&self) -> TerrainMask {
+        self.layers[0]
+    }
+}
+
+fn invalid(origin: &str, field: impl Into<String>, message: impl Into<String>) -> RulesetError {
+    RulesetError::Invalid {
+        origin: origin.to_string(),
+        field: field.into(),
+        message: message.into(),
+    }
+}
+
+fn compile(file: RulesetFile, origin: &str) -> Result<Ruleset, RulesetError> {
+    if file.terrains.is_empty() || file.terrains.len() > 32 {
+        return Err(invalid(
+            origin,
+            "terrains",
+            "between 1 and 32 terrains are needed",
+        ));
+    }
+    let terrains: Vec<Terrain> = file
+        .terrains
+        .iter()
+        .map(|(name, t)| Terrain {
+            name: name.clone(),
+            colour: t.colour.clone().unwrap_or_else(|| "#808080".to_string()),
+        })
+        .collect();
+    let terrain_id = |name: &str| terrains.iter().position(|t| t.name == name);
+
+    // Restrictions → layers. Land (the villager's) is layer 0; other distinct terrain sets follow
+    // in the order of their restriction's name.
+    let mut masks = Vec::new();
+    for (name, allowed) in &file.restrictions {
+        let mut mask: TerrainMask = 0;
+        for t in allowed {
+            let id = terrain_id(t).ok_or_else(|| {
+                invalid(
+                    origin,
+                    format!("restrictions.{name}"),
+                    format!("unknown terrain `{t}`"),
+                )
+            })?;
+            mask |= 1 << id;
+        }
+        if mask == 0 {
+            return Err(invalid(
+                origin,
+                format!("restrictions.{name}"),
+                "allows no terrain",
+            ));
+        }
+        masks.push((name.clone(), mask));
+    }
+    let land = masks
+        .iter()
+        .find(|(n, _)| n == "land")
+        .map(|(_, m)| *m)
+        .ok_or_else(|| {
+            invalid(
+                origin,
+                "restrictions",
+                "a restriction named `land` is required (layer 0)",
+            )
+        })?;
+    let mut layers: Vec<TerrainMask> = vec![land];
+    let mut restrictions = Vec::new();
+    for (name, mask) in masks {
+        let layer = match layers.iter().position(|m| *m == mask) {
+            Some(l) => l,
+            None => {
+                layers.push(mask);
+                layers.len() - 1
+            }
+        };
+        if layers.len() > MAX_LAYERS {
+            return Err(invalid(
+                origin,
+                "restrictions",
+                format!("at most {MAX_LAYERS} distinct sets of terrains (passability layers)"),
+            ));
+        }
+        restrictions.push(Restriction {
+            name,
+            allowed: mask,
+            layer: layer as LayerId,
+        });
+    }
+
+    let mut units = Vec::new();
+    for (name, u) in &file.units {
+        let field = |f: &str| format!("units.{name}.{f}");
+        let restriction = restrictions
+            .iter()
+            .position(|r| r.name == u.restriction)
+            .ok_or_else(|| {
+                invalid(
+                    origin,
+                    field("restriction"),
+                    format!("unknown restriction `{}`", u.restriction),
+                )
+            })?;
+        if u.radius.0 <= Fx::ZERO || u.radius.0 > fx(4) {
+            return Err(invalid(
+                origin,
+                field("radius"),
+                "must be above 0 and at most 4 tiles",
+            ));
+        }
+        if u.speed.0 < Fx::ZERO || u.speed.0 > fx(10) {
+            return Err(invalid(
+                origin,
+                field("speed"),
+                "must be between 0 and 10 tiles per second",
+            ));
+        }
+        if u.range.0 < Fx::ZERO || u.range.0 > fx(64) {
+            return Err(invalid(
+                origin,
+                field("range"),
+                "must be between 0 and 64 tiles",
+            ));
+        }
+        if u.hit_points == 0 {
+            return Err(invalid(origin, field("hit_points"), "must be at least 1"));
+        }
+        units.push(UnitKind {
+            name: name.clone(),
+            radius: u.radius.0,
+            speed: u.speed.0,
+            restriction: restriction as u16,
+            layer: restrictions[restriction].layer,
+            hit_points: u.hit_points,
+            attack: u.attack,
+            range: u.range.0,
+            reload_ms: u.reload_ms,
+            melee: u.melee,
+            worker: u.worker,
+            carry: u.carry,
+            packs: u.packs,
+            sight: u.sight.0,
+        });
+    }
+    if units.is_empty() {
+        return Err(invalid(origin, "units", "at least one unit kind is needed"));
+    }
+
+    let mut buildings = Vec::new();
+    for (name, b) in &file.buildings {
+        for (axis, h) in b.half_extent.iter().enumerate() {
+            if h.0 <= Fx::ZERO || h.0 > fx(8) {
+                return Err(invalid(
+                    origin,
+                    format!("buildings.{name}.half_extent[{axis}]"),
+                    "must be above 0 and at most 8 tiles",
+                ));
+            }
+        }
+        if b.hit_points == 0 {
+            return Err(invalid(
+                origin,
+                format!("buildings.{name}.hit_points"),
+                "must be at least 1",
+            ));
+        }
+        buildings.push(BuildingKind {
+            name: name.clone(),
+            half_extent: [b.half_extent[0].0, b.half_extent[1].0],
+            hit_points: b.hit_points,
+            build_ms: b.build_ms,
+            drop_site: b.drop_site.clone(),
+            on_water: b.on_water,
+            gate: b.gate,
+        });
+    }
+
+    let resources = file
+        .resources
+        .iter()
+        .map(|(name, r)| ResourceKind {
+            name: name.clone(),
+            gives: r.gives,
+            amount: r.amount,
+            gather_per_second: r.gather_per_second.0,
+            is_tree: r.gives == Good::Wood,
+        })
+        .collect();
+
+    let mut technologies = Vec::new();
+    for (name, t) in &file.technologies {
+        let mut ids = Vec::new();
+        for u in &t.units {
+            let id = units.iter().position(|k| &k.name == u).ok_or_else(|| {
+                invalid(
+                    origin,
+                    format!("technologies.{name}.units"),
+                    format!("unknown unit `{u}`"),
+                )
+            })?;
+            ids.push(id as UnitKindId);
+        }
+        technologies.push(Technology {
+            name: name.clone(),
+            speed_percent: t.speed_percent,
+            units: ids,
+        });
+    }
+
+    let mut rules = Ruleset {
+        name: file.name,
+        push_idle: file.push_idle,
+        terrains,
+        restrictions,
+        layers,
+        units,
+        buildings,
+        resources,
+        technologies,
+        hash: [0; 32],
+    };
+    rules.hash = crate::hash::hash_of(&rules);
+    Ok(rules)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_ruleset_compiles_with_the_required_kinds() {
+        let r = Ruleset::default_rules();
+        for u in [
+            "villager",
+            "militia",
+            "spearman",
+            "archer",
+            "skirmisher",
+            "scout_cavalry",
+            "knight",
+            "mangonel",
+            "trebuchet",
+            "fishing_ship",
+            "transport_ship",
+            "galley",
+        ] {
+            assert!(r.unit_kind(u).is_some(), "{u}");
+        }
+        for b in [
+            "town_center",
+            "house",
+            "barracks",
+            "mill",
+            "lumber_camp",
+            "mining_camp",
+            "dock",
+            "wall",
+            "gate",
+        ] {
+            assert!(r.building_kind(b).is_some(), "{b}");
+        }
+        for x in ["tree", "gold_mine", "stone_mine", "berry_bush"] {
+            assert!(r.resource_kind(x).is_some(), "{x}");
+        }
+        for t in ["grass", "forest", "shallows", "deep_water", "beach"] {
+            assert!(r.terrain(t).is_some(), "{t}");
+        }
+    }
+
+    #[test]
+    fn ships_share_the_sea_layer_and_land_is_layer_zero() {
+        let r = Ruleset::default_rules();
+        let layer = |u: &str| r.units[r.unit_kind(u).unwrap() as usize].layer;
+        assert_eq!(layer("villager"), 0);
+        assert_eq!(layer("knight"), 0);
+        assert_ne!(layer("galley"), 0);
+        assert_eq!(layer("galley"), layer("fishing_ship"));
+        assert_eq!(layer("galley"), layer("transport_ship"));
+        assert_eq!(r.layers.len(), 2);
+    }
+
+    #[test]
+    fn hash_ignores_layout_but_not_figures() {
+        let a = Ruleset::default_rules();
+        let spaced = DEFAULT_RULESET_TOML.replace("radius = 0.2", "radius   =   0.2   # body");
+        let b = Ruleset::from_toml(&spaced, "b").unwrap();
+        assert_eq!(a.hash(), b.hash());
+        let changed = DEFAULT_RULESET_TOML.replacen("speed = 1.35", "speed = 1.36", 1);
+        let c = Ruleset::from_toml(&changed, "c").unwrap();
+        assert_ne!(a.hash(), c.hash());
+    }
+
+    #[test]
+    fn bad_rulesets_name_the_field() {
+        let e = Ruleset::from_toml(
+            &DEFAULT_RULESET_TOML.replacen("restriction = \"land\"", "restriction = \"lava\"", 1),
+            "x.toml",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("x.toml") && e.contains("units.villager.restriction") && e.contains("lava"),
+            "{e}"
+        );
+        let e = Ruleset::from_toml("name = 3", "y.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("y.toml") && e.contains("line 1"), "{e}");
+    }
+}

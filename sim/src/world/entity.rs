@@ -1,0 +1,140 @@
+//! The things in a world: units, buildings and resources, each with a stable integer id.
+//!
+//! Ids come from one counter in the state and are never reused, so every list kept in id order
+//! stays in id order by pushing at its end.
+
+use crate::grid::Footprint;
+use crate::position::{Bounds, Fx, Tile, Vec2};
+use crate::ruleset::{BuildingKindId, Good, ResourceKindId, UnitKindId};
+use serde::{Deserialize, Serialize};
+
+/// A stable entity id. Lists of entities are kept in id order.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+pub struct EntityId(pub u64);
+
+/// A player's index, 0 to 7.
+pub type PlayerId = u8;
+
+/// What a unit has been told to do (the devlog's commands).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Order {
+    /// Nothing: it stands, and fights back only when hit.
+    #[default]
+    Idle,
+    /// Walk to a point.
+    Move { to: Vec2 },
+    /// Walk to a point, fighting what it meets on the way, then go on.
+    AttackMove { to: Vec2 },
+    /// Fight one unit or building.
+    Attack { target: EntityId },
+    /// Keep near a unit.
+    Follow { target: EntityId },
+    /// Gather from a resource (a villager).
+    Gather { target: EntityId },
+    /// Build or repair a building (a villager).
+    Build { target: EntityId },
+    /// Never move; fight whatever comes in range.
+    Hold,
+}
+
+/// What a unit is doing right now (the devlog's unit states, plus a villager's work).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum UnitState {
+    #[default]
+    Idle,
+    Moving,
+    Attacking,
+    AttackMoving,
+    Following,
+    Hold,
+    Gathering,
+    Building,
+    Dead,
+}
+
+/// A walk: the straight legs left to walk, in order.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Route {
+    /// Corners still ahead; the first is being walked to.
+    pub waypoints: Vec<Vec2>,
+    /// Where the walk was asked to end.
+    pub goal: Vec2,
+    /// Whether the last waypoint is the goal itself (the search reached it).
+    pub has_goal: bool,
+    /// The walk's top speed when marching with slower units, tiles per second.
+    pub speed_cap: Option<Fx>,
+    /// A walk to something ends within `range` of its box (less the spec's `kInside`).
+    pub target: Option<EntityId>,
+    pub range: Fx,
+    /// Replans spent on this order (at most the spec's `kMostReplans`).
+    pub replans: u8,
+}
+
+/// A unit.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unit {
+    pub id: EntityId,
+    pub kind: UnitKindId,
+    pub owner: PlayerId,
+    pub position: Vec2,
+    /// Where it stood at the start of this tick, for drawing between ticks.
+    pub previous_position: Vec2,
+    pub hit_points: u32,
+    pub order: Order,
+    pub state: UnitState,
+    pub route: Option<Route>,
+    /// Ticks until it may strike again.
+    pub reload_ticks: u32,
+    /// What a villager carries.
+    pub carrying: Option<(Good, u32)>,
+    /// Fractional gathering progress, in units of the good.
+    pub gather_progress: Fx,
+    /// The formation it belongs to, if any.
+    pub formation: Option<u32>,
+}
+
+impl Unit {
+    /// Its body: a box reaching `radius` each way from its middle.
+    pub fn body(&self, radius: Fx) -> Bounds {
+        Bounds::around(self.position, radius)
+    }
+}
+
+/// A building or a foundation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Building {
+    pub id: EntityId,
+    pub kind: BuildingKindId,
+    pub owner: PlayerId,
+    pub footprint: Footprint,
+    /// Laid a quarter turn round (gates along the other axis).
+    pub turned: bool,
+    pub hit_points: u32,
+    /// Milliseconds of building work done; complete at the kind's `build_ms`.
+    pub built_ms: u32,
+    pub complete: bool,
+    /// A gate's lock: locked gates are shut even to their owner.
+    pub locked: bool,
+}
+
+/// A tree, mine or bush on one tile.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Resource {
+    pub id: EntityId,
+    pub kind: ResourceKindId,
+    pub tile: Tile,
+    pub amount: u32,
+}
+
+impl Resource {
+    pub fn footprint(&self) -> Footprint {
+        Footprint::single(self.tile)
+    }
+}
+
+/// Finds an entity by id in a list kept in id order.
+pub fn find<T>(list: &[T], id: EntityId, id_of: impl Fn(&T) -> EntityId) -> Option<usize> {
+    list.binary_search_by_key(&id, id_of).ok()
+}
