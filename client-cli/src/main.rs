@@ -1,1 +1,33 @@
-fn main() {}
+//! `cohort`: the command line of Cohort's client. Each subcommand lives in `cmd/<name>.rs`.
+
+mod cmd;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Cohort: a lockstep RTS game server's client, headless simulator and tools.
+#[derive(Parser)]
+#[command(name = "cohort", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    Sim(cmd::sim::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Cmd::Sim(a) => cmd::sim::run(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

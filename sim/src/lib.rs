@@ -7,6 +7,7 @@
 pub mod command;
 pub mod grid;
 pub mod hash;
+pub mod map;
 pub mod nav;
 pub mod position;
 pub mod ruleset;

@@ -1,4 +1,9 @@
-//! Navigation: every route in play is asked for here (spec: "Finding a route").
+//! Navigation: every route in play is asked for here (spec: "Finding a route"), and the survey
+//! of who stands where that routes, arrivals and walks read.
+
+pub mod survey;
+
+pub use survey::{Body, Survey};
 
 use crate::position::Vec2;
 use crate::world::{EntityId, Route, World};

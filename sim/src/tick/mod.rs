@@ -35,4 +35,8 @@ fn prepare(world: &mut World) {
 }
 
 /// Step 2: file every unit's body by tile, the index everything after reads.
-fn survey(_world: &mut World) {}
+fn survey(world: &mut World) {
+    let mut survey = std::mem::take(&mut world.caches.survey);
+    survey.file(world);
+    world.caches.survey = survey;
+}

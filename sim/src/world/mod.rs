@@ -62,6 +62,11 @@ pub struct Counters {
 #[derive(Clone, Debug, Default)]
 pub struct Caches {
     pub regions: Regions,
+    /// Who stands where, filed at the start of every tick (tick step 2).
+    pub survey: crate::nav::Survey,
+    /// The members of a group being sent together, sorted: routes leave them out of the
+    /// standing units (the spec's `Navigation::Marching`). Empty outside a group send.
+    pub marching: Vec<EntityId>,
 }
 
 /// A match's simulation.

@@ -1,0 +1,89 @@
+//! The survey (spec: "Who stands in the way", `Navigation::Survey`): at the start of every tick,
+//! before any order is carried out, every unit's body — its middle, its radius, and whether it is
+//! on its way somewhere — is filed by the tile it stands on, then by entity, in one array.
+//! Everything that asks who stands near a point reads a few runs of it: routes, arrivals and
+//! the spacing of a walk.
+
+use crate::grid::Grid;
+use crate::position::{Fx, Tile, Vec2};
+use crate::world::{EntityId, PlayerId, World};
+
+/// One unit's body as filed at the start of the tick.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Body {
+    /// Index of the tile its middle stands on.
+    pub tile: u32,
+    pub entity: EntityId,
+    pub owner: PlayerId,
+    pub middle: Vec2,
+    pub radius: Fx,
+    /// On its way somewhere (it has a route).
+    pub moving: bool,
+}
+
+/// Every body, sorted by (tile index, entity id).
+#[derive(Clone, Debug, Default)]
+pub struct Survey {
+    bodies: Vec<Body>,
+    width: i32,
+    height: i32,
+}
+
+impl Survey {
+    /// Files every unit of the world. Units off the map are filed on the nearest edge tile.
+    pub fn file(&mut self, world: &World) {
+        let grid: &Grid = world.grid();
+        let rules = world.rules();
+        self.width = grid.width();
+        self.height = grid.height();
+        self.bodies.clear();
+        for u in &world.state.units {
+            let t = u.position.tile();
+            let t = Tile::new(t.x.clamp(0, self.width - 1), t.y.clamp(0, self.height - 1));
+            self.bodies.push(Body {
+                tile: (t.y * self.width + t.x) as u32,
+                entity: u.id,
+                owner: u.owner,
+                middle: u.position,
+                radius: rules.units[u.kind as usize].radius,
+                moving: u.route.is_some(),
+            });
+        }
+        self.bodies.sort_unstable_by_key(|b| (b.tile, b.entity));
+    }
+
+    /// Every body filed, in (tile, entity) order.
+    pub fn bodies(&self) -> &[Body] {
+        &self.bodies
+    }
+
+    /// The bodies filed on one tile, in entity order.
+    pub fn on_tile(&self, tile: u32) -> &[Body] {
+        let lo = self.bodies.partition_point(|b| b.tile < tile);
+        let hi = self.bodies.partition_point(|b| b.tile <= tile);
+        &self.bodies[lo..hi]
+    }
+
+    /// The bodies filed on tiles from `min` to `max` (inclusive, clipped to the map), row by row:
+    /// one run of the array per row.
+    pub fn in_tiles(&self, min: Tile, max: Tile) -> impl Iterator<Item = &Body> + '_ {
+        let (x0, x1) = (min.x.max(0), max.x.min(self.width - 1));
+        let (y0, y1) = (min.y.max(0), max.y.min(self.height - 1));
+        let rows = if x0 > x1 || y0 > y1 { 0..0 } else { y0..y1 + 1 };
+        rows.flat_map(move |y| {
+            let lo = (y * self.width + x0) as u32;
+            let hi = (y * self.width + x1) as u32;
+            let a = self.bodies.partition_point(|b| b.tile < lo);
+            let b = self.bodies.partition_point(|b| b.tile <= hi);
+            self.bodies[a..b].iter()
+        })
+    }
+
+    /// The bodies whose middle lies within `reach` (box distance) of `p`.
+    pub fn near(&self, p: Vec2, reach: Fx) -> impl Iterator<Item = &Body> + '_ {
+        let lo = Vec2::new(p.x - reach, p.y - reach).tile();
+        let hi = Vec2::new(p.x + reach, p.y + reach).tile();
+        self.in_tiles(lo.offset(-1, -1), hi.offset(1, 1))
+            .filter(move |b| (b.middle.x - p.x).abs() <= reach && (b.middle.y - p.y).abs() <= reach)
+    }
+}
