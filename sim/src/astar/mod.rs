@@ -1,0 +1,11 @@
+//! Route search over the tile grid (spec: "Finding a route", "The estimate and landmarks", "The
+//! budget", "Pulling the route straight").
+//!
+//! [`find_route`] is the A*: integer step costs, eight ways round, never cutting the corner of a
+//! closed tile, ties broken by one 64-bit key. [`Landmarks`] sharpen its estimate across water
+//! and cliffs. [`straighten`] pulls the chain of tiles into the fewest straight lines a body can
+//! walk, asking [`body_clear`]. Everything is integers: same inputs, same route, every machine.
+
+mod clear;
+
+pub use clear::{body_clear, middle_clear, K_BODY_STEP, K_MIN_BODY_RADIUS};
