@@ -4,6 +4,7 @@
 //! state on every machine, in debug and release. See ARCHITECTURE.md for the map of this crate
 //! and `../shared/seeds` (the movement spec) for the vocabulary its modules are named after.
 
+pub mod astar;
 pub mod command;
 pub mod grid;
 pub mod hash;

@@ -1,23 +1,15 @@
-//! Navigation: every route in play is asked for here (spec: "Finding a route"), and the survey
-//! of who stands where that routes, arrivals and walks read.
+//! Navigation: every route in play is asked for here (spec: "Finding a route"), the survey of who
+//! stands where that routes, arrivals and walks read, who stands in the way, crowds at the goal,
+//! and where a unit sent where it cannot stand goes instead.
 
+pub mod crowd;
+pub mod route;
+pub mod standing;
 pub mod survey;
+pub mod toward;
 
+pub use crowd::{crowd_at_goal, K_GO_ROUND_CROWD};
+pub use route::{region_here, route, route_for, Ask};
+pub use standing::{standing_in_the_way, K_STANDING_REACH};
 pub use survey::{Body, Survey};
-
-use crate::position::Vec2;
-use crate::world::{EntityId, Route, World};
-
-/// A route for `unit` from where it stands to `to`.
-///
-/// For now a single straight leg; the search (A*, landmarks, budgets, pulling straight) comes
-/// with the route-search work.
-pub fn route(world: &mut World, unit: EntityId, to: Vec2) -> Option<Route> {
-    let _ = world.unit(unit)?;
-    Some(Route {
-        waypoints: vec![to],
-        goal: to,
-        has_goal: true,
-        ..Route::default()
-    })
-}
+pub use toward::{toward, K_TOWARD_REACH};

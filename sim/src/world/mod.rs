@@ -67,6 +67,10 @@ pub struct Caches {
     /// The members of a group being sent together, sorted: routes leave them out of the
     /// standing units (the spec's `Navigation::Marching`). Empty outside a group send.
     pub marching: Vec<EntityId>,
+    /// Each layer's landmarks, measured again only when its terrain changes.
+    pub landmarks: crate::astar::Landmarks,
+    /// The route search's reusable scratch.
+    pub search: crate::astar::Scratch,
 }
 
 /// A match's simulation.
@@ -130,6 +134,7 @@ impl World {
     /// Refreshes the caches that depend on the grid's revisions (tick step 1).
     pub fn prepare(&mut self) {
         self.caches.regions.prepare(&self.state.grid);
+        self.caches.landmarks.prepare(&self.state.grid);
     }
 
     fn next_id(&mut self) -> EntityId {

@@ -1,0 +1,145 @@
+//! The search's own copy of one layer's ground: a flag byte per tile with a one-tile closed
+//! border, so a tile's eight neighbours are fixed offsets and the hot loop never checks bounds.
+//!
+//! Derived from the grid (never hashed), rebuilt only when the layer's walk revision changes.
+
+use crate::grid::{Grid, Keyed, LayerId, Occupant};
+
+/// Open to every mover of the layer.
+pub(crate) const OPEN: u8 = 1;
+/// A gate's tile on the layer's terrain: open only to a key naming a friend of its owner while
+/// unlocked.
+pub(crate) const GATE: u8 = 2;
+/// Some tile of the eight round it is not [`OPEN`] (off the map counts).
+pub(crate) const BESIDE_CLOSED: u8 = 4;
+/// Some tile of the eight round it is a [`GATE`]: whether it is beside closed ground depends on
+/// the key.
+pub(crate) const BESIDE_GATE: u8 = 8;
+
+/// One layer's tiles, padded by a closed border.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Board {
+    pub layer: LayerId,
+    /// The walk revision the flags were read at.
+    pub revision: u32,
+    pub width: i32,
+    pub height: i32,
+    /// Padded row length: `width + 2`.
+    pub pitch: usize,
+    pub cells: Vec<u8>,
+    /// The eight neighbour offsets, straights first: N, E, S, W, then NE, SE, SW, NW.
+    pub offsets: [isize; 8],
+}
+
+/// The eight steps, straights first, in the one fixed order every search uses.
+pub(crate) const STEPS: [(i32, i32); 8] = [
+    (0, -1),
+    (1, 0),
+    (0, 1),
+    (-1, 0),
+    (1, -1),
+    (1, 1),
+    (-1, 1),
+    (-1, -1),
+];
+
+/// For each diagonal step (index 4 to 7), the two straight steps whose tiles must be open.
+pub(crate) const DIAGONAL_SIDES: [(usize, usize); 4] = [(0, 1), (1, 2), (2, 3), (3, 0)];
+
+impl Board {
+    /// Reads the layer's ground from the grid.
+    pub fn build(grid: &Grid, layer: LayerId) -> Board {
+        let (w, h) = (grid.width(), grid.height());
+        let pitch = (w + 2) as usize;
+        let mut cells = vec![0u8; pitch * (h + 2) as usize];
+        for y in 0..h {
+            for x in 0..w {
+                let i = (y * w + x) as usize;
+                let p = (y as usize + 1) * pitch + x as usize + 1;
+                cells[p] = if grid.open_at(layer, i) {
+                    OPEN
+                } else if matches!(grid.occupant_at(i), Occupant::Gate { .. })
+                    && grid.terrain_allows(layer, i)
+                {
+                    GATE
+                } else {
+                    0
+                };
+            }
+        }
+        let offsets = STEPS.map(|(dx, dy)| dy as isize * pitch as isize + dx as isize);
+        let mut board = Board {
+            layer,
+            revision: grid.walk_revision(layer),
+            width: w,
+            height: h,
+            pitch,
+            cells,
+            offsets,
+        };
+        board.mark_beside();
+        board
+    }
+
+    /// Whether this board still shows the grid's layer.
+    pub fn fresh(&self, grid: &Grid, layer: LayerId) -> bool {
+        self.layer == layer
+            && self.revision == grid.walk_revision(layer)
+            && self.width == grid.width()
+            && self.height == grid.height()
+    }
+
+    fn mark_beside(&mut self) {
+        for y in 0..self.height as usize {
+            for x in 0..self.width as usize {
+                let p = (y + 1) * self.pitch + x + 1;
+                let mut flags = 0;
+                for o in self.offsets {
+                    let c = self.cells[(p as isize + o) as usize];
+                    if c & OPEN == 0 {
+                        flags |= BESIDE_CLOSED;
+                    }
+                    if c & GATE != 0 {
+                        flags |= BESIDE_GATE;
+                    }
+                }
+                self.cells[p] |= flags;
+            }
+        }
+    }
+
+    /// The padded index of a tile on the map.
+    #[inline]
+    pub fn padded(&self, x: i32, y: i32) -> usize {
+        (y as usize + 1) * self.pitch + x as usize + 1
+    }
+
+    /// The grid index of a padded index inside the border.
+    #[inline]
+    pub fn grid_index(&self, p: usize) -> usize {
+        let (py, px) = (p / self.pitch, p % self.pitch);
+        (py - 1) * self.width as usize + (px - 1)
+    }
+
+    /// Whether the padded tile `p` is open for `key`.
+    #[inline]
+    pub fn open(&self, grid: &Grid, key: Keyed, p: usize) -> bool {
+        let c = self.cells[p];
+        c & OPEN != 0 || (c & GATE != 0 && grid.passable_at(key, self.grid_index(p)))
+    }
+
+    /// Whether the padded tile `p` is beside closed ground for `key`.
+    #[inline]
+    pub fn beside_closed(&self, grid: &Grid, key: Keyed, p: usize) -> bool {
+        let c = self.cells[p];
+        if c & BESIDE_CLOSED == 0 {
+            return false;
+        }
+        if c & BESIDE_GATE == 0 {
+            return true;
+        }
+        self.offsets
+            .iter()
+            .any(|&o| !self.open(grid, key, (p as isize + o) as usize))
+    }
+}

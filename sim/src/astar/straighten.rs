@@ -1,0 +1,242 @@
+//! Pulling the route straight (spec: "Pulling the route straight", "Who stands in the way").
+//!
+//! The search gives a chain of tile centres. Starting from the unit's own position, each point
+//! kept is joined to the furthest of the following points it can see, one after another, so the
+//! route becomes the fewest straight lines the body can walk; the last is the exact destination
+//! when it was reached. "Can see" is [`body_clear`], and a line may go through a standing unit
+//! only if the search walked across its tile or it stands where the walk starts or ends; past any
+//! other, the line keeps half the walker's radius clear of that unit's box.
+
+use super::clear::body_clear;
+use crate::grid::{Grid, Keyed};
+use crate::position::{Bounds, Fx, Tile, Vec2};
+use std::cmp::Ordering;
+
+/// A unit standing in the way, as the straightening sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StandingBody {
+    /// The tile its middle stands on.
+    pub tile: Tile,
+    /// Its body.
+    pub bounds: Bounds,
+}
+
+/// The walker and what it walks past.
+#[derive(Clone, Copy, Debug)]
+pub struct Walker<'a> {
+    pub key: Keyed,
+    /// The walker's radius.
+    pub radius: Fx,
+    /// Everyone standing in the way (the search's standing units).
+    pub standing: &'a [StandingBody],
+}
+
+/// The straight legs of a route found over `path` (tiles from the start's to the end's),
+/// walked from `from`; `goal` is the exact destination when the search reached it. Empty when
+/// the path is a single tile and the goal was not reached. Same inputs, same legs, every machine.
+pub fn straighten(
+    grid: &Grid,
+    walker: &Walker,
+    from: Vec2,
+    path: &[Tile],
+    goal: Option<Vec2>,
+) -> Vec<Vec2> {
+    let mut points: Vec<Vec2> = path.iter().skip(1).map(|&t| Vec2::of_tile(t)).collect();
+    match (goal, points.last_mut()) {
+        (Some(g), Some(last)) => *last = g,
+        (Some(g), None) => points.push(g),
+        (None, _) => {}
+    }
+    // Standing units a line must keep clear of: all but those on the walked tiles.
+    let margin = walker.radius / 2;
+    let keep_clear: Vec<Bounds> = walker
+        .standing
+        .iter()
+        .filter(|s| !path.contains(&s.tile))
+        .map(|s| s.bounds.widened(margin))
+        .collect();
+    let sees = |a: Vec2, b: Vec2| {
+        body_clear(grid, walker.key, a, b, walker.radius)
+            && !keep_clear.iter().any(|bx| segment_enters(a, b, bx))
+    };
+
+    let mut legs = Vec::new();
+    let mut at = from;
+    let mut next = 0;
+    while next < points.len() {
+        let last = points.len() - 1;
+        let chosen = if sees(at, points[last]) {
+            last
+        } else {
+            // The furthest point seen before the first one hidden; the next point at worst.
+            let mut seen = next;
+            for (j, &p) in points.iter().enumerate().take(last).skip(next) {
+                if sees(at, p) {
+                    seen = j;
+                } else if j > next {
+                    break;
+                }
+            }
+            seen
+        };
+        legs.push(points[chosen]);
+        at = points[chosen];
+        next = chosen + 1;
+    }
+    legs
+}
+
+/// Whether the segment from `a` to `b` passes through the inside of box `bx` (touching its edge
+/// is not entering). Exact: compares parameters along the segment as fractions in 128 bits.
+pub fn segment_enters(a: Vec2, b: Vec2, bx: &Bounds) -> bool {
+    // The segment's parameter t runs 0..1; keep [lo, hi] as fractions num/den with den > 0.
+    let (mut lo_n, mut lo_d) = (0i128, 1i128);
+    let (mut hi_n, mut hi_d) = (1i128, 1i128);
+    for (p0, p1, min, max) in [
+        (a.x, b.x, bx.min.x, bx.max.x),
+        (a.y, b.y, bx.min.y, bx.max.y),
+    ] {
+        let (p0, p1) = (i128::from(p0.to_bits()), i128::from(p1.to_bits()));
+        let (min, max) = (i128::from(min.to_bits()), i128::from(max.to_bits()));
+        let d = p1 - p0;
+        if d == 0 {
+            if p0 <= min || p0 >= max {
+                return false;
+            }
+            continue;
+        }
+        // Entering and leaving the open slab (min, max) along this axis.
+        let (mut en, mut ex) = ((min - p0, d), (max - p0, d));
+        if d < 0 {
+            std::mem::swap(&mut en, &mut ex);
+        }
+        let (en, ex) = (positive_den(en), positive_den(ex));
+        if less(lo_n, lo_d, en.0, en.1) {
+            (lo_n, lo_d) = en;
+        }
+        if less(ex.0, ex.1, hi_n, hi_d) {
+            (hi_n, hi_d) = ex;
+        }
+    }
+    less(lo_n, lo_d, hi_n, hi_d)
+}
+
+fn positive_den((n, d): (i128, i128)) -> (i128, i128) {
+    if d < 0 {
+        (-n, -d)
+    } else {
+        (n, d)
+    }
+}
+
+/// Whether a/b < c/d for positive b and d.
+fn less(a: i128, b: i128, c: i128, d: i128) -> bool {
+    (a * d).cmp(&(c * b)) == Ordering::Less
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::Occupant;
+    use crate::position::{fx, fx_ratio};
+    use crate::ruleset::Ruleset;
+    use crate::world::EntityId;
+
+    fn p(x: i32, y: i32) -> Vec2 {
+        Vec2::new(fx(x), fx(y))
+    }
+
+    #[test]
+    fn a_segment_through_a_box_enters_it_and_one_beside_it_does_not() {
+        let bx = Bounds::around(p(5, 5), fx(1));
+        assert!(segment_enters(p(0, 5), p(10, 5), &bx));
+        assert!(segment_enters(p(0, 0), p(10, 10), &bx));
+        assert!(!segment_enters(p(0, 6), p(10, 6), &bx), "along an edge");
+        assert!(!segment_enters(p(0, 8), p(10, 7), &bx));
+        assert!(!segment_enters(p(0, 5), p(3, 5), &bx), "stops short");
+        assert!(segment_enters(p(5, 5), p(5, 5), &bx), "a point inside");
+    }
+
+    #[test]
+    fn an_open_field_is_one_straight_leg_to_the_exact_goal() {
+        let rules = Ruleset::default_rules();
+        let g = Grid::new(&rules, 12, 12, rules.terrain("grass").unwrap());
+        let path: Vec<Tile> = (1..=9).map(|i| Tile::new(i, 1 + i / 2)).collect();
+        let walker = Walker {
+            key: Keyed::unkeyed(0),
+            radius: fx_ratio(1, 5),
+            standing: &[],
+        };
+        let goal = Vec2::new(fx_ratio(93, 10), fx_ratio(52, 10));
+        let legs = straighten(&g, &walker, p(1, 1), &path, Some(goal));
+        assert_eq!(legs, vec![goal]);
+    }
+
+    #[test]
+    fn a_route_round_a_wall_bends_once_at_its_end() {
+        let rules = Ruleset::default_rules();
+        let mut g = Grid::new(&rules, 12, 12, rules.terrain("grass").unwrap());
+        for y in 0..8 {
+            g.set_occupant(Tile::new(5, y), Occupant::Building(EntityId(1)));
+        }
+        // Down beside the wall, round its end, and back up.
+        let mut path = vec![];
+        for y in 2..=8 {
+            path.push(Tile::new(4, y));
+        }
+        path.push(Tile::new(5, 8));
+        for y in (2..=8).rev() {
+            path.push(Tile::new(6, y));
+        }
+        let walker = Walker {
+            key: Keyed::unkeyed(0),
+            radius: fx_ratio(1, 5),
+            standing: &[],
+        };
+        let legs = straighten(&g, &walker, p(4, 2), &path, Some(p(6, 2)));
+        assert!(legs.len() >= 2 && legs.len() <= 3, "{legs:?}");
+        assert_eq!(*legs.last().unwrap(), p(6, 2));
+        let mut at = p(4, 2);
+        for &l in &legs {
+            assert!(body_clear(&g, walker.key, at, l, walker.radius));
+            at = l;
+        }
+    }
+
+    #[test]
+    fn a_line_keeps_clear_of_a_unit_standing_off_the_walked_tiles() {
+        let rules = Ruleset::default_rules();
+        let g = Grid::new(&rules, 12, 12, rules.terrain("grass").unwrap());
+        // An L-shaped chain of tiles; a unit stands inside the bend, off the chain.
+        let mut path: Vec<Tile> = (1..=6).map(|x| Tile::new(x, 1)).collect();
+        path.extend((2..=6).map(|y| Tile::new(6, y)));
+        let standing = [StandingBody {
+            tile: Tile::new(4, 4),
+            bounds: Bounds::around(p(4, 4), fx_ratio(1, 5)),
+        }];
+        let free = Walker {
+            key: Keyed::unkeyed(0),
+            radius: fx_ratio(1, 5),
+            standing: &[],
+        };
+        assert_eq!(
+            straighten(&g, &free, p(1, 1), &path, Some(p(6, 6))),
+            vec![p(6, 6)]
+        );
+        let blocked = Walker {
+            standing: &standing,
+            ..free
+        };
+        let legs = straighten(&g, &blocked, p(1, 1), &path, Some(p(6, 6)));
+        assert!(legs.len() >= 2, "{legs:?}");
+        let mut at = p(1, 1);
+        for &l in &legs {
+            assert!(!segment_enters(
+                at,
+                l,
+                &standing[0].bounds.widened(fx_ratio(1, 10))
+            ));
+            at = l;
+        }
+    }
+}

@@ -1,0 +1,78 @@
+//! A crowd at the goal (spec: "A crowd at the goal").
+//!
+//! Sending an army to where another army stands is common, and there is no way round a crowd one
+//! is going into. Before the search, the tiles with someone standing on them that join the goal's
+//! tile (or one beside it), eight ways round, are gathered. If they cover more than
+//! [`K_GO_ROUND_CROWD`] tiles they cost nothing to cross, so the route goes straight in; round a
+//! smaller crowd (villagers at a mine) the costs stand and the route finds the open side.
+
+use super::route::Ask;
+use super::standing::stands_in_the_way;
+use crate::position::Tile;
+use crate::world::World;
+
+/// A crowd at the goal covering more tiles than this is walked straight into.
+pub const K_GO_ROUND_CROWD: usize = 32;
+
+/// The tiles (grid indices, sorted) of the crowd standing at `ask`'s goal: those with someone
+/// standing in the way on them, joined eight ways to the goal's tile, or to a tile beside it.
+pub fn crowd_at_goal(world: &World, ask: &Ask) -> Vec<u32> {
+    let grid = world.grid();
+    let survey = &world.caches.survey;
+    let occupied = |t: Tile| -> Option<u32> {
+        let i = grid.index(t)? as u32;
+        survey
+            .on_tile(i)
+            .iter()
+            .any(|b| stands_in_the_way(world, ask, b))
+            .then_some(i)
+    };
+    let goal = ask.to.tile();
+    let mut crowd: Vec<u32> = Vec::new();
+    let mut stack: Vec<Tile> = Vec::new();
+    let seeds: Vec<Tile> = if occupied(goal).is_some() {
+        vec![goal]
+    } else {
+        round(goal).collect()
+    };
+    for s in seeds {
+        if let Some(i) = occupied(s) {
+            if let Err(at) = crowd.binary_search(&i) {
+                crowd.insert(at, i);
+                stack.push(s);
+            }
+        }
+    }
+    while let Some(t) = stack.pop() {
+        for n in round(t) {
+            if let Some(i) = occupied(n) {
+                if let Err(at) = crowd.binary_search(&i) {
+                    crowd.insert(at, i);
+                    stack.push(n);
+                }
+            }
+        }
+    }
+    crowd
+}
+
+/// Whether the crowd is big enough to walk straight into.
+pub fn go_straight_in(crowd: &[u32]) -> bool {
+    crowd.len() > K_GO_ROUND_CROWD
+}
+
+/// The eight tiles round `t`, in a fixed order.
+fn round(t: Tile) -> impl Iterator<Item = Tile> {
+    [
+        (0, -1),
+        (1, 0),
+        (0, 1),
+        (-1, 0),
+        (1, -1),
+        (1, 1),
+        (-1, 1),
+        (-1, -1),
+    ]
+    .into_iter()
+    .map(move |(dx, dy)| t.offset(dx, dy))
+}

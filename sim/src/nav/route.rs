@@ -1,0 +1,146 @@
+//! Every route in play is asked for here (spec: "Finding a route", `Navigation::Route`).
+//!
+//! A route that cannot exist (the goal in another region) is refused at once, without a search.
+//! Otherwise the units standing about the way are gathered (a big crowd at the goal costing
+//! nothing), the A* searches with the unit's layer, and the chain of tiles is pulled straight for
+//! the unit's body.
+
+use super::crowd::{crowd_at_goal, go_straight_in};
+use super::standing::standing_in_the_way;
+use crate::astar::{find_route, straighten, Budget, Search, StandingBody, Walker};
+use crate::grid::{Grid, Keyed, RegionId, Regions};
+use crate::position::{Bounds, Fx, Tile, Vec2};
+use crate::world::{EntityId, Route, World};
+
+/// What a route is asked for: who walks, from where, to where, and to what.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ask {
+    /// The walker: its layer, key and radius come from it, and it is never in its own way.
+    pub unit: EntityId,
+    /// Where the walk starts (where the unit stands, for every caller but a replan test).
+    pub from: Vec2,
+    /// Where the walk should end.
+    pub to: Vec2,
+    /// What the walk goes to, if anything: never counted among the standing units in the way,
+    /// and kept in the route so the walk can end within `range` of its box.
+    pub target: Option<EntityId>,
+    /// A walk to `target` ends within this range of its box.
+    pub range: Fx,
+}
+
+impl Ask {
+    /// A walk for `unit` from where it stands to the point `to`, or `None` when there is no such
+    /// unit.
+    pub fn to_point(world: &World, unit: EntityId, to: Vec2) -> Option<Ask> {
+        let u = world.unit(unit)?;
+        Some(Ask {
+            unit,
+            from: u.position,
+            to,
+            target: None,
+            range: Fx::ZERO,
+        })
+    }
+}
+
+/// A route for `unit` from where it stands to `to`, or `None` when there is none.
+pub fn route(world: &mut World, unit: EntityId, to: Vec2) -> Option<Route> {
+    let ask = Ask::to_point(world, unit, to)?;
+    route_for(world, &ask)
+}
+
+/// A route as asked, or `None` when there is none: the goal is in another region than the start
+/// (refused without a search), or the search got nowhere from the start. Counts the searches run
+/// and their expansions in `world.counters`. Same world and ask, same route, every machine.
+pub fn route_for(world: &mut World, ask: &Ask) -> Option<Route> {
+    let unit = world.unit(ask.unit)?;
+    let key = world.key_of(unit);
+    let radius = world.rules().units[unit.kind as usize].radius;
+    let (from, to) = (ask.from.tile(), ask.to.tile());
+    let grid = world.grid();
+    let region = region_here(&world.caches.regions, grid, key, from)?;
+    if world.caches.regions.region_of(grid, key, to) != Some(region) {
+        return None;
+    }
+
+    let standing = standing_in_the_way(world, ask);
+    let crowd = crowd_at_goal(world, ask);
+    let free = go_straight_in(&crowd);
+    let in_the_way: Vec<_> = standing
+        .iter()
+        .filter(|b| !(free && crowd.binary_search(&b.tile).is_ok()))
+        .collect();
+    let tiles: Vec<Tile> = in_the_way
+        .iter()
+        .map(|b| grid.tile(b.tile as usize))
+        .collect();
+    let bodies: Vec<StandingBody> = in_the_way
+        .iter()
+        .map(|b| StandingBody {
+            tile: grid.tile(b.tile as usize),
+            bounds: Bounds::around(b.middle, b.radius),
+        })
+        .collect();
+
+    let found = {
+        let World { state, caches, .. } = &mut *world;
+        let search = Search {
+            key,
+            from,
+            to,
+            standing: &tiles,
+            beside_closed: true,
+            budget: Budget::Spec,
+            landmarks: caches.landmarks.layer(&state.grid, key.layer()),
+        };
+        find_route(&state.grid, &mut caches.search, &search)
+    };
+    world.counters.route_searches += 1;
+    world.counters.node_expansions += u64::from(found.expansions);
+    if !found.is_route(from) {
+        return None;
+    }
+    let walker = Walker {
+        key,
+        radius,
+        standing: &bodies,
+    };
+    let waypoints = straighten(
+        world.grid(),
+        &walker,
+        ask.from,
+        world.caches.search.path(),
+        found.reached.then_some(ask.to),
+    );
+    if waypoints.is_empty() {
+        return None;
+    }
+    Some(Route {
+        waypoints,
+        goal: ask.to,
+        has_goal: found.reached,
+        speed_cap: None,
+        target: ask.target,
+        range: ask.range,
+        replans: 0,
+    })
+}
+
+/// The region a walker on tile `t` is in: its tile's, or when its tile is closed (a building put
+/// up round it), the first open tile beside it, straights first.
+pub fn region_here(regions: &Regions, grid: &Grid, key: Keyed, t: Tile) -> Option<RegionId> {
+    regions.region_of(grid, key, t).or_else(|| {
+        [
+            (0, -1),
+            (1, 0),
+            (0, 1),
+            (-1, 0),
+            (1, -1),
+            (1, 1),
+            (-1, 1),
+            (-1, -1),
+        ]
+        .into_iter()
+        .find_map(|(dx, dy)| regions.region_of(grid, key, t.offset(dx, dy)))
+    })
+}

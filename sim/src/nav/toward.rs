@@ -1,0 +1,74 @@
+//! Sent where it cannot stand (spec: "Sent where it cannot stand", `Navigation::Toward`).
+//!
+//! A transport sent at the land, a villager sent into the sea, a soldier sent into a pocket of
+//! open ground walled in by trees: the point is turned into the nearest one the unit can stand on
+//! and reach. It is kept when the unit can stand there and it lies in the unit's own region.
+//! Otherwise the rings round it are searched outward, up to [`K_TOWARD_REACH`] tiles, for the tile
+//! of the unit's region nearest the unit, and the point of that tile facing the one asked for is
+//! taken, so the unit comes as near as the ground allows rather than to a tile's middle.
+
+use super::route::region_here;
+use crate::position::{fx_ratio, Fx, Tile, Vec2};
+use crate::world::{EntityId, World};
+
+/// How many rings round the point are searched, in tiles.
+pub const K_TOWARD_REACH: i32 = 32;
+
+/// The point nearest `to` that `unit` can stand on and reach, or `None` when it has no region or
+/// none of its region lies within [`K_TOWARD_REACH`] tiles of `to`. Same inputs, same point.
+pub fn toward(world: &World, unit: EntityId, to: Vec2) -> Option<Vec2> {
+    let u = world.unit(unit)?;
+    let key = world.key_of(u);
+    let radius = world.rules().units[u.kind as usize].radius;
+    let grid = world.grid();
+    let regions = &world.caches.regions;
+    let region = region_here(regions, grid, key, u.position.tile())?;
+    let centre = to.tile();
+    if regions.region_of(grid, key, centre) == Some(region) {
+        return Some(to);
+    }
+    for r in 1..=K_TOWARD_REACH {
+        let mut best: Option<(i128, Tile)> = None;
+        for t in ring(centre, r) {
+            if regions.region_of(grid, key, t) != Some(region) {
+                continue;
+            }
+            let d = squared(Vec2::of_tile(t) - u.position);
+            if best.is_none_or(|(bd, _)| d < bd) {
+                best = Some((d, t));
+            }
+        }
+        if let Some((_, t)) = best {
+            return Some(facing(t, to, radius));
+        }
+    }
+    None
+}
+
+/// The tiles of the square ring `r` tiles out from `c`, row by row (tile index order).
+fn ring(c: Tile, r: i32) -> impl Iterator<Item = Tile> {
+    (c.y - r..=c.y + r).flat_map(move |y| {
+        let edge = y == c.y - r || y == c.y + r;
+        let step = if edge { 1 } else { 2 * r };
+        (0..)
+            .map(move |k| c.x - r + k * step)
+            .take_while(move |&x| x <= c.x + r)
+            .map(move |x| Tile::new(x, y))
+    })
+}
+
+/// The point of tile `t` nearest `to`, far enough inside for a body of `radius` to stand on the
+/// tile alone.
+fn facing(t: Tile, to: Vec2, radius: Fx) -> Vec2 {
+    let inset = (fx_ratio(1, 2) - radius).max(Fx::ZERO);
+    let c = Vec2::of_tile(t);
+    Vec2::new(
+        to.x.clamp(c.x - inset, c.x + inset),
+        to.y.clamp(c.y - inset, c.y + inset),
+    )
+}
+
+fn squared(v: Vec2) -> i128 {
+    let (x, y) = (i128::from(v.x.to_bits()), i128::from(v.y.to_bits()));
+    x * x + y * y
+}
