@@ -12,6 +12,7 @@ pub mod map;
 pub mod nav;
 pub mod position;
 pub mod ruleset;
+pub mod scenario;
 pub mod tick;
 pub mod world;
 
