@@ -104,24 +104,6 @@ fn field_at(text: &str, at: usize) -> String {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn fields_are_named_by_table_index_and_key() {
-        let text =
-            "name = \"x\"\n[[units]]\nkind = 1\n[[units]]\ncount = \"x\"\n[map]\nascii = 3\n";
-        assert_eq!(
-            field_at(text, text.find("\"x\"\n[map").unwrap()),
-            "units[1].count"
-        );
-        assert_eq!(field_at(text, text.find("ascii").unwrap() + 8), "map.ascii");
-        assert_eq!(field_at(text, 7), "name");
-        assert_eq!(line_of(text, text.find("count").unwrap()), 5);
-    }
-}
-
 /// The line where a dotted field (`units.archer.speed`) is written in a TOML text: the key under
 /// its table's header, or the header itself, or 0 when it cannot be found.
 pub fn locate_field(text: &str, field: &str) -> usize {
@@ -153,4 +135,22 @@ pub fn locate_field(text: &str, field: &str) -> usize {
         return if table.is_empty() { 0 } else { start + 1 };
     }
     0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_are_named_by_table_index_and_key() {
+        let text =
+            "name = \"x\"\n[[units]]\nkind = 1\n[[units]]\ncount = \"x\"\n[map]\nascii = 3\n";
+        assert_eq!(
+            field_at(text, text.find("\"x\"\n[map").unwrap()),
+            "units[1].count"
+        );
+        assert_eq!(field_at(text, text.find("ascii").unwrap() + 8), "map.ascii");
+        assert_eq!(field_at(text, 7), "name");
+        assert_eq!(line_of(text, text.find("count").unwrap()), 5);
+    }
 }

@@ -537,7 +537,7 @@ impl Loader<'_> {
                     .state
                     .units
                     .iter()
-                    .filter(|u| u.owner == player && kind.map_or(true, |k| u.kind == k))
+                    .filter(|u| u.owner == player && kind.is_none_or(|k| u.kind == k))
                     .map(|u| u.id)
                     .collect(),
             );

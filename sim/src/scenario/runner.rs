@@ -56,7 +56,7 @@ impl Runner {
             .map(|c| c.command.clone())
             .collect();
         self.world.step(&now);
-        if self.world.tick() % u64::from(self.turn_ticks) == 0 {
+        if self.world.tick().is_multiple_of(u64::from(self.turn_ticks)) {
             self.turn_hashes.push(self.world.hash());
         }
     }
