@@ -5,14 +5,14 @@
 
 mod ascii;
 mod generate;
-mod movingai;
+pub mod movingai;
 
 pub use ascii::{parse_ascii, to_ascii, Legend, LegendEntry, DEFAULT_LEGEND};
 pub use generate::{
     generate, MapOptions, DEFAULT_MAP_SEED, DEFAULT_MAP_SIZE, MAX_PLAYERS, MAX_SIZE, MIN_PLAYERS,
     MIN_SIZE,
 };
-pub use movingai::parse_movingai;
+pub use movingai::{parse_scenarios, Cell, MovingAiError, MovingAiMap, Scenario};
 
 use crate::grid::{Grid, TerrainId, MAX_MAP_SIDE};
 use crate::position::Tile;
@@ -51,6 +51,39 @@ pub struct Layout {
 }
 
 impl Layout {
+    /// A Moving AI map as a layout: passable cells grass, water deep water, the rest cliff
+    /// (as [`MovingAiMap::to_grid`]).
+    pub fn from_movingai(text: &str, rules: &Ruleset) -> Result<Layout, MapError> {
+        let m = MovingAiMap::parse(text).map_err(|e| match e {
+            MovingAiError::Header { line, what } | MovingAiError::Row { line, what } => {
+                MapError::new(line, 1, what)
+            }
+            other => MapError::new(1, 1, other.to_string()),
+        })?;
+        let terrain = |name: &str| {
+            rules
+                .terrain(name)
+                .ok_or_else(|| MapError::new(1, 1, format!("the ruleset lacks terrain `{name}`")))
+        };
+        let (grass, water, cliff) = (terrain("grass")?, terrain("deep_water")?, terrain("cliff")?);
+        let mut out = Vec::with_capacity((m.width * m.height) as usize);
+        for y in 0..m.height {
+            for x in 0..m.width {
+                out.push(match m.cell(x, y) {
+                    Some(Cell::Passable) => grass,
+                    Some(Cell::Water) => water,
+                    _ => cliff,
+                });
+            }
+        }
+        Ok(Layout {
+            width: m.width,
+            height: m.height,
+            terrain: out,
+            resources: Vec::new(),
+        })
+    }
+
     /// Checks a map's size against the limits ([`MAX_MAP_SIDE`]).
     pub fn check_size(width: usize, height: usize) -> Result<(i32, i32), String> {
         let side = MAX_MAP_SIDE as usize;

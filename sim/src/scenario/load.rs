@@ -268,7 +268,7 @@ impl Loader<'_> {
                 )
             };
             if path.ends_with(".map") {
-                map::parse_movingai(&text, &rules).map_err(map_err)?
+                Layout::from_movingai(&text, &rules).map_err(map_err)?
             } else {
                 let legend = self.legend(spec, &rules, map_at)?;
                 map::parse_ascii(&text, &rules, &legend).map_err(map_err)?
