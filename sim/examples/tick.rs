@@ -107,7 +107,10 @@ fn armies() -> (World, Vec<Vec<cohort_sim::EntityId>>, Vec<Vec2>) {
     (world, groups, starts)
 }
 
-#[allow(clippy::disallowed_types, reason = "the benchmark measures wall-clock time")]
+#[allow(
+    clippy::disallowed_types,
+    reason = "the benchmark measures wall-clock time"
+)]
 fn time_ticks(world: &mut World, ticks: usize) -> Vec<u128> {
     let mut times = Vec::with_capacity(ticks);
     for _ in 0..ticks {
@@ -139,7 +142,12 @@ fn main() {
     world.step(&commands[..1]);
     let searches_for_200 = world.counters.route_searches - searches_before;
     world.step(&commands[1..]);
-    let walking = world.state.units.iter().filter(|u| u.route.is_some()).count();
+    let walking = world
+        .state
+        .units
+        .iter()
+        .filter(|u| u.route.is_some())
+        .count();
     let world_bytes = LIVE.load(Ordering::Relaxed) - before;
 
     let mut times = time_ticks(&mut world, TIMED_TICKS);

@@ -9,7 +9,9 @@
 //! the nearest resource of the same kind within [`K_NEXT_RESOURCE_REACH`]. A villager told to
 //! build works at a foundation from its own spot until the building is complete.
 
-use crate::nav::{find_standing_spot, region_here, route_for, spot::stands_in, Approach, Ask, Spot};
+use crate::nav::{
+    find_standing_spot, region_here, route_for, spot::stands_in, Approach, Ask, Spot,
+};
 use crate::position::{fx, Bounds, Fx, Vec2};
 use crate::ruleset::Good;
 use crate::walk::{give_up, in_range, K_INSIDE};
@@ -219,7 +221,9 @@ fn nearest_drop(world: &World, i: usize, good: Good) -> Option<EntityId> {
         .buildings
         .iter()
         .filter(|b| {
-            b.owner == u.owner && b.complete && rules.buildings[b.kind as usize].drop_site.contains(&good)
+            b.owner == u.owner
+                && b.complete
+                && rules.buildings[b.kind as usize].drop_site.contains(&good)
         })
         .map(|b| (b.footprint.bounds().distance_from(u.position), b.id))
         .min()

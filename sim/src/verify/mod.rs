@@ -4,8 +4,8 @@
 //! Each check builds its scene, runs the sim, measures, and says whether the behaviour holds,
 //! with the figures it measured. Same build, same figures, on every machine.
 
-mod scene;
 mod checks;
+mod scene;
 mod walking;
 
 pub use scene::Scene;
@@ -65,7 +65,10 @@ pub struct UnknownCheck(pub String);
 
 /// Runs the checks named (all of them when `names` is empty), in the order of [`CHECKS`].
 pub fn run(names: &[String]) -> Result<Vec<Outcome>, UnknownCheck> {
-    if let Some(bad) = names.iter().find(|n| !CHECKS.iter().any(|c| c.0 == n.as_str())) {
+    if let Some(bad) = names
+        .iter()
+        .find(|n| !CHECKS.iter().any(|c| c.0 == n.as_str()))
+    {
         return Err(UnknownCheck(bad.clone()));
     }
     Ok(CHECKS

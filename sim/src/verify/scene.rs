@@ -44,7 +44,15 @@ impl Scene {
     }
 
     /// A block of `cols` × `rows` units, `spacing` apart, its first at `corner`.
-    pub fn block(&mut self, kind: &str, owner: PlayerId, corner: Vec2, cols: i64, rows: i64, spacing: Fx) -> Vec<EntityId> {
+    pub fn block(
+        &mut self,
+        kind: &str,
+        owner: PlayerId,
+        corner: Vec2,
+        cols: i64,
+        rows: i64,
+        spacing: Fx,
+    ) -> Vec<EntityId> {
         let mut ids = Vec::new();
         for j in 0..rows {
             for i in 0..cols {
@@ -73,7 +81,8 @@ impl Scene {
 
     /// Whether every unit of `ids` has stopped walking.
     pub fn all_stopped(world: &World, ids: &[EntityId]) -> bool {
-        ids.iter().all(|&id| world.unit(id).is_none_or(|u| u.route.is_none()))
+        ids.iter()
+            .all(|&id| world.unit(id).is_none_or(|u| u.route.is_none()))
     }
 
     /// The smallest share of the keep-apart allowance any two of `ids` stand apart, in
