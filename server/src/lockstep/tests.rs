@@ -4,7 +4,7 @@ use super::*;
 use cohort_protocol::codec::{decode_snapshot, encode_snapshot};
 use cohort_protocol::limits::MAX_COMMANDS_PER_TURN;
 use cohort_protocol::limits::{
-    COMMAND_BURST, LAG_DROP_TURNS, LAG_WARN_TURNS, MAX_COMMANDS_PER_MESSAGE, MAX_PAUSES_PER_PLAYER,
+    COMMAND_BURST, LAG_DROP_TURNS, MAX_COMMANDS_PER_MESSAGE, MAX_PAUSES_PER_PLAYER,
     MAX_TURNS_AHEAD, PROTOCOL_VERSION, SNAPSHOT_CHUNK_BYTES,
 };
 use cohort_protocol::message::{
