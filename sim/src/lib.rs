@@ -14,6 +14,7 @@ pub mod nav;
 pub mod position;
 pub mod ruleset;
 pub mod tick;
+pub mod verify;
 pub mod walk;
 pub mod world;
 
