@@ -175,7 +175,7 @@ fn overlapped(p: Vec2, r: i64) -> Vec<(i32, i32)> {
 fn walk_stays_open(g: &Grid, a: Vec2, b: Vec2, radius: Fx) -> Result<(), String> {
     let r = radius.max(K_MIN_BODY_RADIUS).to_bits();
     let (ends_a, ends_b) = (overlapped(a, r), overlapped(b, r));
-    let steps = ((b - a).length().to_bits() * 16 >> 16).max(1);
+    let steps = (((b - a).length().to_bits() * 16) >> 16).max(1);
     for k in 0..=steps {
         let p = a.lerp(b, Fx::from_num(k), Fx::from_num(steps));
         let t = p.tile();
