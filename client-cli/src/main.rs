@@ -16,12 +16,15 @@ struct Cli {
 #[derive(Subcommand)]
 enum Cmd {
     Sim(cmd::sim::Args),
+    /// Run the movement spec's self-checks, printing each one's figures; exit 1 on a failure.
+    Verify(cmd::verify::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Cmd::Sim(a) => cmd::sim::run(a),
+        Cmd::Verify(a) => cmd::verify::run(a),
     };
     match result {
         Ok(code) => code,

@@ -12,6 +12,15 @@ pub const DEFAULT_MAP_SEED: u64 = 0xC0_4027;
 /// The default map's side, in tiles.
 pub const DEFAULT_MAP_SIZE: i32 = 120;
 
+/// The fewest players the generator lays out.
+pub const MIN_PLAYERS: u8 = 2;
+/// The most players the generator lays out.
+pub const MAX_PLAYERS: u8 = 8;
+/// The smallest map side the generator makes, in tiles.
+pub const MIN_SIZE: i32 = 48;
+/// The largest map side the generator makes, in tiles.
+pub const MAX_SIZE: i32 = 512;
+
 /// What the generator is asked for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MapOptions {
