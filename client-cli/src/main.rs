@@ -16,6 +16,8 @@ struct Cli {
 #[derive(Subcommand)]
 enum Cmd {
     Sim(cmd::sim::Args),
+    /// Draw a scenario after some ticks as SVG or PNG: terrain, buildings, units, routes, tracks.
+    Render(cmd::render::Args),
     /// Run the movement spec's self-checks, printing each one's figures; exit 1 on a failure.
     Verify(cmd::verify::Args),
 }
@@ -24,6 +26,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Cmd::Sim(a) => cmd::sim::run(a),
+        Cmd::Render(a) => cmd::render::run(a),
         Cmd::Verify(a) => cmd::verify::run(a),
     };
     match result {

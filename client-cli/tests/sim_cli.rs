@@ -159,3 +159,45 @@ fn a_ruleset_file_replaces_the_default() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn render_draws_svg_and_png_by_extension() {
+    let dir = std::env::temp_dir().join(format!("cohort-render-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let svg = dir.join("a.svg");
+    let png = dir.join("a.png");
+    for (file, extra) in [(&svg, "--trace"), (&png, "--trace")] {
+        let out = cohort(&[
+            "render",
+            "scenarios/around_obstacles.toml",
+            "--ticks",
+            "300",
+            extra,
+            "--out",
+            file.to_str().unwrap(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert!(text.starts_with("<svg") && text.trim_end().ends_with("</svg>"));
+    assert_eq!(
+        text.matches("<circle").count() - 36,
+        2,
+        "36 trees and 2 units"
+    );
+    assert!(text.contains("<polyline"), "tracks and routes are drawn");
+    let bytes = std::fs::read(&png).unwrap();
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    let out = cohort(&[
+        "render",
+        "scenarios/around_obstacles.toml",
+        "--out",
+        "x.gif",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -1,4 +1,5 @@
 //! One module per subcommand.
 
+pub mod render;
 pub mod sim;
 pub mod verify;
