@@ -1,0 +1,86 @@
+//! Every limit of the protocol, named. docs/PROTOCOL.md lists them with the same names.
+
+/// The protocol version a [`crate::message::Hello`] must carry; another one is refused.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// The QUIC ALPN protocol id.
+pub const ALPN: &[u8] = b"cohort/1";
+
+/// The default UDP port of `cohort-server`.
+pub const DEFAULT_PORT: u16 = 7676;
+
+/// The largest frame payload, in bytes (the length prefix excluded). A larger frame closes the
+/// connection with [`crate::message::ErrorCode::FrameTooLarge`].
+pub const MAX_FRAME_BYTES: usize = 1 << 20;
+
+/// The most players in a match (the sim's players are 0 to 7).
+pub const MAX_PLAYERS: usize = 8;
+
+/// The most spectators watching one match at once.
+pub const MAX_SPECTATORS: usize = 16;
+
+/// The most commands in one `Commands` message.
+pub const MAX_COMMANDS_PER_MESSAGE: usize = 32;
+
+/// The most commands one player may have in one turn; more move on to the next turn.
+pub const MAX_COMMANDS_PER_TURN: usize = 64;
+
+/// Commands a client may send per second, sustained (a token bucket refilled at this rate).
+pub const COMMAND_RATE_PER_SECOND: u32 = 40;
+
+/// Commands a client may send in a burst above the sustained rate (the bucket's size).
+pub const COMMAND_BURST: u32 = 120;
+
+/// Messages of any kind a client may send per second, sustained (pongs and hashes included).
+pub const MESSAGE_RATE_PER_SECOND: u32 = 400;
+
+/// Messages of any kind a client may send in a burst (the bucket's size).
+pub const MESSAGE_BURST: u32 = 800;
+
+/// Times a client may go over a rate limit before its connection is closed.
+pub const RATE_STRIKES: u32 = 20;
+
+/// How many turns ahead of the open turn a command may be scheduled.
+pub const MAX_TURNS_AHEAD: u64 = 64;
+
+/// The longest chat text, in bytes of UTF-8.
+pub const MAX_CHAT_BYTES: usize = 256;
+
+/// The longest client or player name, in bytes of UTF-8.
+pub const MAX_NAME_BYTES: usize = 32;
+
+/// The longest match id, in bytes (letters, digits, `-` and `_`).
+pub const MAX_MATCH_ID_BYTES: usize = 64;
+
+/// The longest join token, in bytes.
+pub const MAX_TOKEN_BYTES: usize = 256;
+
+/// How many times each player may pause a match.
+pub const MAX_PAUSES_PER_PLAYER: u8 = 3;
+
+/// The longest pause, in milliseconds; the match resumes by itself after it.
+pub const MAX_PAUSE_MS: u64 = 60_000;
+
+/// The bytes of snapshot carried by one `SnapshotChunk`.
+pub const SNAPSHOT_CHUNK_BYTES: usize = 256 * 1024;
+
+/// The largest snapshot, in bytes, in chunks and in files.
+pub const MAX_SNAPSHOT_BYTES: usize = 64 << 20;
+
+/// The largest replay or report record, in bytes.
+pub const MAX_RECORD_BYTES: usize = 128 << 20;
+
+/// The fewest turns of input delay.
+pub const MIN_INPUT_DELAY: u32 = 1;
+
+/// The most turns of input delay.
+pub const MAX_INPUT_DELAY: u32 = 16;
+
+/// Turns a client may lag behind the server before it is warned (`ErrorCode::Lagging`).
+pub const LAG_WARN_TURNS: u64 = 32;
+
+/// Turns a client may lag behind the server before it is dropped (`ErrorCode::DroppedForLag`).
+pub const LAG_DROP_TURNS: u64 = 96;
+
+/// The server pings every client this often, in milliseconds.
+pub const PING_INTERVAL_MS: u64 = 500;

@@ -1,0 +1,218 @@
+//! Desync reports (docs/FILES.md): what the server knew when a client's hash differed from its
+//! own — the replay so far, every peer's hash at the failing turn, the server's per-part and
+//! per-entity hashes and snapshot there, and the diverging client's snapshot (with the
+//! server's state at that same turn, to compare). `cohort replay` re-simulates and narrows it.
+
+use crate::codec::{decode_record, encode_record, CodecError};
+use crate::replay::{check_file_header, frame_record, next_record, ReplayError, TurnRecord};
+use crate::replay::{ReplayHeader, FILE_HEADER_BYTES};
+use cohort_sim::world::Snapshot;
+use cohort_sim::{EntityId, PlayerId, StateHash, World};
+use serde::{Deserialize, Serialize};
+
+/// The first 8 bytes of a desync report file.
+pub const REPORT_MAGIC: [u8; 8] = *b"COHORTDR";
+
+/// The report format version, after the magic as a big-endian u32.
+pub const REPORT_VERSION: u32 = 1;
+
+/// One peer's hash after the failing turn.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PeerHash {
+    pub player: PlayerId,
+    pub name: String,
+    /// None when the peer had not sent its hash for that turn yet.
+    pub hash: Option<StateHash>,
+}
+
+/// A state, seen whole and in pieces.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct StateView {
+    /// The state is the one after this turn.
+    pub turn: u64,
+    pub hash: StateHash,
+    /// Per part of the state (`cohort_sim::hash::PARTS`).
+    pub parts: Vec<(String, StateHash)>,
+    /// Per entity, in id order.
+    pub entities: Vec<(EntityId, StateHash)>,
+    pub snapshot: Snapshot,
+}
+
+impl StateView {
+    /// A view of `world`, whose state is the one after `turn`.
+    pub fn of(world: &World, turn: u64) -> StateView {
+        StateView {
+            turn,
+            hash: world.hash(),
+            parts: world
+                .part_hashes()
+                .into_iter()
+                .map(|(n, h)| (n.to_string(), h))
+                .collect(),
+            entities: world.entity_hashes(),
+            snapshot: world.snapshot(),
+        }
+    }
+
+    /// The parts whose hashes differ from `other`'s, and the entities that differ or that only
+    /// one side has, in id order.
+    pub fn differences(&self, other: &StateView) -> (Vec<String>, Vec<EntityId>) {
+        let parts = self
+            .parts
+            .iter()
+            .filter(|(n, h)| other.parts.iter().any(|(m, g)| m == n && g != h))
+            .map(|(n, _)| n.clone())
+            .collect();
+        let mut ids: Vec<EntityId> = Vec::new();
+        let (a, b) = (&self.entities, &other.entities);
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() || j < b.len() {
+            match (a.get(i), b.get(j)) {
+                (Some(x), Some(y)) if x.0 == y.0 => {
+                    if x.1 != y.1 {
+                        ids.push(x.0);
+                    }
+                    i += 1;
+                    j += 1;
+                }
+                (Some(x), Some(y)) if x.0 < y.0 => {
+                    ids.push(x.0);
+                    i += 1;
+                }
+                (Some(_), Some(y)) => {
+                    ids.push(y.0);
+                    j += 1;
+                }
+                (Some(x), None) => {
+                    ids.push(x.0);
+                    i += 1;
+                }
+                (None, Some(y)) => {
+                    ids.push(y.0);
+                    j += 1;
+                }
+                (None, None) => break,
+            }
+        }
+        (parts, ids)
+    }
+}
+
+/// The diverging client's side.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ClientSide {
+    pub player: PlayerId,
+    pub name: String,
+    /// The client's state as it sent it (after the turn it had reached).
+    pub view: StateView,
+    /// The server's state after that same turn.
+    pub server_view: StateView,
+}
+
+/// A desync report.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct DesyncReport {
+    /// The match's configuration, as in its replay.
+    pub header: ReplayHeader,
+    /// The turn after which a hash first differed.
+    pub turn: u64,
+    /// The players whose hash differed.
+    pub diverged: Vec<PlayerId>,
+    /// Every player's hash after `turn`.
+    pub peer_hashes: Vec<PeerHash>,
+    /// The replay's turns so far, from turn 0 (at least through `turn`).
+    pub records: Vec<TurnRecord>,
+    /// The server's state after `turn`.
+    pub server: StateView,
+    /// The diverging client's snapshot, when it sent one.
+    pub client: Option<ClientSide>,
+}
+
+/// Why a report could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("not a desync report (its first bytes are not `COHORTDR`)")]
+    NotAReport,
+    #[error("report format version {0}; this program reads version {REPORT_VERSION}")]
+    Version(u32),
+    #[error("the report is cut short or damaged (its checksum is wrong)")]
+    Damaged,
+    #[error(transparent)]
+    Codec(#[from] CodecError),
+}
+
+/// A report's bytes: the magic, the version, one checksummed record.
+pub fn encode_report(report: &DesyncReport) -> Result<Vec<u8>, CodecError> {
+    let mut out = Vec::new();
+    out.extend_from_slice(&REPORT_MAGIC);
+    out.extend_from_slice(&REPORT_VERSION.to_be_bytes());
+    out.extend_from_slice(&frame_record(&encode_record(report)?));
+    Ok(out)
+}
+
+/// Reads a report written by [`encode_report`].
+pub fn read_report(bytes: &[u8]) -> Result<DesyncReport, ReportError> {
+    check_file_header(bytes, REPORT_MAGIC, REPORT_VERSION).map_err(|e| match e {
+        ReplayError::Version(v) => ReportError::Version(v),
+        _ => ReportError::NotAReport,
+    })?;
+    let (payload, _) = next_record(&bytes[FILE_HEADER_BYTES..]).ok_or(ReportError::Damaged)?;
+    Ok(decode_record(payload)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::setup::MatchConfig;
+    use cohort_sim::Ruleset;
+    use std::sync::Arc;
+
+    #[test]
+    fn a_report_round_trips_and_names_what_differs() {
+        let rules = Arc::new(Ruleset::default_rules());
+        let config = MatchConfig::standard("d", &rules, 2);
+        let world = config.world(rules.clone()).unwrap();
+        let mut other = world.clone();
+        other.state.units[0].hit_points -= 1;
+        let server = StateView::of(&world, 0);
+        let client = StateView::of(&other, 0);
+        let (parts, ids) = server.differences(&client);
+        assert_eq!(parts, vec!["units".to_string()]);
+        assert_eq!(ids, vec![other.state.units[0].id]);
+        let report = DesyncReport {
+            header: ReplayHeader {
+                config,
+                writer: "test".into(),
+            },
+            turn: 0,
+            diverged: vec![1],
+            peer_hashes: vec![PeerHash {
+                player: 1,
+                name: "b".into(),
+                hash: Some(client.hash),
+            }],
+            records: vec![],
+            server: server.clone(),
+            client: Some(ClientSide {
+                player: 1,
+                name: "b".into(),
+                view: client,
+                server_view: server,
+            }),
+        };
+        let bytes = encode_report(&report).unwrap();
+        let back = read_report(&bytes).unwrap();
+        assert_eq!(back.server.hash, world.hash());
+        let snap = back.client.unwrap().view.snapshot;
+        let again = World::from_snapshot(rules, snap).unwrap();
+        assert_eq!(again.hash(), other.hash());
+        assert!(matches!(
+            read_report(&bytes[..bytes.len() - 1]),
+            Err(ReportError::Damaged)
+        ));
+        assert!(matches!(
+            read_report(b"COHORTRP"),
+            Err(ReportError::NotAReport)
+        ));
+    }
+}

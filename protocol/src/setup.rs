@@ -1,0 +1,262 @@
+//! A match's configuration, the world it starts from, and how every peer runs a turn's bundle.
+//! Server, clients and replays all go through [`MatchConfig::world`] and [`run_bundle`], so they
+//! build and step the same world.
+
+use crate::limits::{MAX_MATCH_ID_BYTES, MAX_NAME_BYTES, MAX_PLAYERS};
+use crate::message::{Membership, TurnBundle};
+use cohort_sim::map::{generate, MapOptions, DEFAULT_MAP_SEED, DEFAULT_MAP_SIZE};
+use cohort_sim::world::PlayerStatus;
+use cohort_sim::{PlayerId, Ruleset, World};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// The default turn length, in ticks of 16 ms (128 ms).
+pub const DEFAULT_TURN_TICKS: u32 = 8;
+
+/// The default starting input delay, in turns.
+pub const DEFAULT_INPUT_DELAY: u32 = 2;
+
+/// The map a match is played on.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum MapSpec {
+    /// The default map's generator with this seed and side (48 to 512 tiles).
+    Generated { seed: u64, size: i32 },
+}
+
+impl Default for MapSpec {
+    fn default() -> Self {
+        MapSpec::Generated {
+            seed: DEFAULT_MAP_SEED,
+            size: DEFAULT_MAP_SIZE,
+        }
+    }
+}
+
+/// A player's place in a match.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerSlot {
+    /// The player's id in the sim, 0 to 7; slots are numbered from 0 without gaps.
+    pub slot: PlayerId,
+    /// The name the sim records.
+    pub name: String,
+    /// Players with the same team are allies.
+    pub team: u8,
+}
+
+/// Everything needed to build a match's starting world and run it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MatchConfig {
+    /// Letters, digits, `-` and `_`, at most [`MAX_MATCH_ID_BYTES`].
+    pub match_id: String,
+    /// blake3 of the ruleset ([`Ruleset::hash`]); clients with another are refused.
+    pub ruleset_hash: [u8; 32],
+    pub map: MapSpec,
+    /// 2 to 8 players, slots 0, 1, 2… in order.
+    pub players: Vec<PlayerSlot>,
+    /// One tick, in milliseconds (16).
+    pub tick_ms: u32,
+    /// Ticks per turn.
+    pub turn_ticks: u32,
+    /// The input delay at the start, in turns.
+    pub input_delay: u32,
+}
+
+/// Why a configuration cannot be played.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ConfigError {
+    #[error("match id `{0}` must be 1 to {MAX_MATCH_ID_BYTES} letters, digits, `-` or `_`")]
+    MatchId(String),
+    #[error("a match has 2 to {MAX_PLAYERS} players, not {0}")]
+    PlayerCount(usize),
+    #[error("player slots must be numbered 0, 1, 2… in order")]
+    SlotOrder,
+    #[error("player name `{0}` is empty or longer than {MAX_NAME_BYTES} bytes")]
+    Name(String),
+    #[error("a turn lasts 1 to 64 ticks, not {0}")]
+    TurnTicks(u32),
+    #[error("the map side must be 48 to 512 tiles, not {0}")]
+    MapSize(i32),
+    #[error("the ruleset's hash is not the configuration's")]
+    Ruleset,
+}
+
+/// Whether a match id is well formed.
+pub fn valid_match_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= MAX_MATCH_ID_BYTES
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+impl MatchConfig {
+    /// A configuration on the default map with `players` players named "Player 1"…, each its
+    /// own team.
+    pub fn standard(match_id: &str, rules: &Ruleset, players: u8) -> MatchConfig {
+        MatchConfig {
+            match_id: match_id.to_string(),
+            ruleset_hash: rules.hash(),
+            map: MapSpec::default(),
+            players: (0..players)
+                .map(|p| PlayerSlot {
+                    slot: p,
+                    name: format!("Player {}", p + 1),
+                    team: p,
+                })
+                .collect(),
+            tick_ms: cohort_sim::world::TICK_MS,
+            turn_ticks: DEFAULT_TURN_TICKS,
+            input_delay: DEFAULT_INPUT_DELAY,
+        }
+    }
+
+    /// Checks every field against its limits.
+    pub fn check(&self) -> Result<(), ConfigError> {
+        if !valid_match_id(&self.match_id) {
+            return Err(ConfigError::MatchId(self.match_id.clone()));
+        }
+        if !(2..=MAX_PLAYERS).contains(&self.players.len()) {
+            return Err(ConfigError::PlayerCount(self.players.len()));
+        }
+        if self
+            .players
+            .iter()
+            .enumerate()
+            .any(|(i, p)| usize::from(p.slot) != i)
+        {
+            return Err(ConfigError::SlotOrder);
+        }
+        if let Some(p) = self
+            .players
+            .iter()
+            .find(|p| p.name.is_empty() || p.name.len() > MAX_NAME_BYTES)
+        {
+            return Err(ConfigError::Name(p.name.clone()));
+        }
+        if !(1..=64).contains(&self.turn_ticks) {
+            return Err(ConfigError::TurnTicks(self.turn_ticks));
+        }
+        let MapSpec::Generated { size, .. } = self.map;
+        if !(48..=512).contains(&size) {
+            return Err(ConfigError::MapSize(size));
+        }
+        Ok(())
+    }
+
+    /// How long a turn lasts, in milliseconds.
+    pub fn turn_ms(&self) -> u64 {
+        u64::from(self.turn_ticks) * u64::from(self.tick_ms)
+    }
+
+    /// The world the match starts from. Same configuration and ruleset, same world, everywhere.
+    pub fn world(&self, rules: Arc<Ruleset>) -> Result<World, ConfigError> {
+        self.check()?;
+        if rules.hash() != self.ruleset_hash {
+            return Err(ConfigError::Ruleset);
+        }
+        let MapSpec::Generated { seed, size } = self.map;
+        let mut world = generate(
+            rules,
+            MapOptions {
+                seed,
+                size,
+                players: self.players.len() as u8,
+            },
+        );
+        for (p, slot) in world.state.players.iter_mut().zip(&self.players) {
+            p.name = slot.name.clone();
+            p.team = slot.team;
+        }
+        Ok(world)
+    }
+}
+
+/// The sim status a membership change leaves a player in.
+pub fn status_after(change: Membership) -> PlayerStatus {
+    match change {
+        Membership::Joined => PlayerStatus::Playing,
+        Membership::Left => PlayerStatus::Left,
+        Membership::Resigned => PlayerStatus::Resigned,
+        Membership::Dropped => PlayerStatus::Dropped,
+    }
+}
+
+/// Runs one turn's bundle: its membership events, then its commands at the turn's first tick,
+/// then the rest of the turn's `turn_ticks` ticks. Every peer runs every bundle through this.
+pub fn run_bundle(world: &mut World, bundle: &TurnBundle, turn_ticks: u32) {
+    for e in &bundle.events {
+        world.set_player_status(e.player, status_after(e.change));
+    }
+    world.run_turn(&bundle.commands, turn_ticks);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::{decode_snapshot, encode_snapshot};
+    use crate::message::MembershipEvent;
+    use cohort_sim::{Command, PlayerCommand, Vec2};
+
+    fn rules() -> Arc<Ruleset> {
+        Arc::new(Ruleset::default_rules())
+    }
+
+    #[test]
+    fn the_same_configuration_builds_the_same_world() {
+        let config = MatchConfig::standard("m", &rules(), 3);
+        let a = config.world(rules()).unwrap();
+        let b = config.world(rules()).unwrap();
+        assert_eq!(a.hash(), b.hash());
+        assert_eq!(a.state.players.len(), 3);
+    }
+
+    #[test]
+    fn a_bad_configuration_is_refused() {
+        let mut c = MatchConfig::standard("m", &rules(), 2);
+        c.players.truncate(1);
+        assert_eq!(c.check(), Err(ConfigError::PlayerCount(1)));
+        let mut c = MatchConfig::standard("m.x", &rules(), 2);
+        assert!(matches!(c.check(), Err(ConfigError::MatchId(_))));
+        c.match_id = "m".into();
+        c.ruleset_hash = [0; 32];
+        assert!(matches!(c.world(rules()), Err(ConfigError::Ruleset)));
+    }
+
+    #[test]
+    fn a_snapshot_survives_the_codec_and_runs_on_identically() {
+        let config = MatchConfig::standard("m", &rules(), 2);
+        let mut world = config.world(rules()).unwrap();
+        let unit = world.state.units[0].id;
+        let bundle = TurnBundle {
+            turn: 0,
+            input_delay: None,
+            events: vec![MembershipEvent {
+                player: 1,
+                change: Membership::Resigned,
+            }],
+            commands: vec![PlayerCommand {
+                player: 0,
+                command: Command::Move {
+                    units: vec![unit],
+                    to: Vec2::new(cohort_sim::fx(30), cohort_sim::fx(40)),
+                },
+            }],
+            previous_hash: None,
+        };
+        run_bundle(&mut world, &bundle, config.turn_ticks);
+        assert_eq!(world.state.players[1].status, PlayerStatus::Resigned);
+        assert_eq!(world.tick(), u64::from(config.turn_ticks));
+        let bytes = encode_snapshot(&world.snapshot()).unwrap();
+        let mut back = World::from_snapshot(rules(), decode_snapshot(&bytes).unwrap()).unwrap();
+        assert_eq!(back.hash(), world.hash());
+        let next = TurnBundle {
+            turn: 1,
+            events: vec![],
+            commands: vec![],
+            ..bundle
+        };
+        run_bundle(&mut world, &next, 8);
+        run_bundle(&mut back, &next, 8);
+        assert_eq!(back.hash(), world.hash());
+    }
+}
