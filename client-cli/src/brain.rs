@@ -59,7 +59,11 @@ impl Script {
                 .map_err(|_| err(format!("`{turn}` is not a turn number")))?;
             match parse_line(order).map_err(|e: TextError| err(e.to_string()))? {
                 Line::Command(c) => entries.push((turn, c)),
-                other => return Err(err(format!("only sim orders may be scripted, not {other:?}"))),
+                other => {
+                    return Err(err(format!(
+                        "only sim orders may be scripted, not {other:?}"
+                    )))
+                }
             }
         }
         entries.sort_by_key(|(turn, _)| *turn);

@@ -5,5 +5,6 @@
 //! - [`verify`]: re-simulating bundles against recorded hashes (`cohort replay`).
 
 pub mod brain;
+pub mod core;
 pub mod text;
 pub mod verify;

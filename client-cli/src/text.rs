@@ -393,14 +393,26 @@ mod tests {
         assert_eq!(err("attack x on 9"), TextError::BadId("x".into()));
         assert_eq!(err("stop -3"), TextError::BadId("-3".into()));
         assert!(matches!(err("attack 5 on"), TextError::Usage { .. }));
-        assert_eq!(err("formation circle 3"), TextError::BadFormation("circle".into()));
-        assert_eq!(err("place house at 1.5 2 by 3"), TextError::BadTile("1.5".into()));
-        assert!(matches!(err("place house 1 2 by 3"), TextError::Usage { .. }));
+        assert_eq!(
+            err("formation circle 3"),
+            TextError::BadFormation("circle".into())
+        );
+        assert_eq!(
+            err("place house at 1.5 2 by 3"),
+            TextError::BadTile("1.5".into())
+        );
+        assert!(matches!(
+            err("place house 1 2 by 3"),
+            TextError::Usage { .. }
+        ));
         assert!(matches!(err("pause now"), TextError::Usage { .. }));
         assert!(matches!(err("chat   "), TextError::Usage { .. }));
         assert_eq!(err(&"x".repeat(MAX_LINE_BYTES + 1)), TextError::TooLong);
         let many = format!("stop {}", vec!["1"; MAX_UNITS_PER_COMMAND + 1].join(" "));
-        assert_eq!(err(&many), TextError::TooManyUnits(MAX_UNITS_PER_COMMAND + 1));
+        assert_eq!(
+            err(&many),
+            TextError::TooManyUnits(MAX_UNITS_PER_COMMAND + 1)
+        );
     }
 
     #[test]
@@ -419,7 +431,16 @@ mod tests {
 
     #[test]
     fn coordinates_round_trip_through_text() {
-        for bits in [0i64, 1, -1, 32768, 45875, 65535, 65536 * 119 + 7, -(65536 * 3 + 5)] {
+        for bits in [
+            0i64,
+            1,
+            -1,
+            32768,
+            45875,
+            65535,
+            65536 * 119 + 7,
+            -(65536 * 3 + 5),
+        ] {
             let c = Command::Move {
                 units: ids(&[1]),
                 to: Vec2::new(Fx::from_bits(bits), Fx::from_bits(-bits)),

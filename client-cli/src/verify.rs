@@ -134,12 +134,7 @@ pub fn narrow_report(
         .iter()
         .position(|r| r.bundle.turn == report.turn)
         .ok_or(VerifyError::MissingTurn(report.turn))?;
-    let (verdict, _) = resimulate(
-        config,
-        rules.clone(),
-        &report.records[..=through],
-        progress,
-    )?;
+    let (verdict, _) = resimulate(config, rules.clone(), &report.records[..=through], progress)?;
     let records_verify = match verdict {
         Verdict::Differs(d) => Some(d),
         Verdict::Verified { .. } => None,
