@@ -149,7 +149,7 @@ impl Brain for RandomBrain {
             .map(|u| u.id)
             .collect();
         let command = match self.rng.below(8) {
-            0 | 1 | 2 => Command::Move {
+            0..=2 => Command::Move {
                 units,
                 to: self.point(world),
             },

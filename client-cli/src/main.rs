@@ -16,12 +16,20 @@ struct Cli {
 #[derive(Subcommand)]
 enum Cmd {
     Sim(cmd::sim::Args),
+    Play(cmd::play::Args),
+    Bot(cmd::bot::Args),
+    Replay(cmd::replay::Args),
+    Token(cmd::token::Args),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Cmd::Sim(a) => cmd::sim::run(a),
+        Cmd::Play(a) => cmd::play::run(a),
+        Cmd::Bot(a) => cmd::bot::run(a),
+        Cmd::Replay(a) => cmd::replay::run(a),
+        Cmd::Token(a) => cmd::token::run(a),
     };
     match result {
         Ok(code) => code,

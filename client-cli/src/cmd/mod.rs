@@ -1,3 +1,8 @@
 //! One module per subcommand.
 
+pub mod bot;
+pub mod connect;
+pub mod play;
+pub mod replay;
 pub mod sim;
+pub mod token;
