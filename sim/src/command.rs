@@ -69,9 +69,14 @@ pub enum Command {
     Hold {
         units: Vec<EntityId>,
     },
+    /// Choose a formation for a group: it is locked until disbanded or another is chosen.
     SetFormation {
         units: Vec<EntityId>,
         formation: FormationKind,
+    },
+    /// Take units out of their formations.
+    Disband {
+        units: Vec<EntityId>,
     },
     Delete {
         units: Vec<EntityId>,
@@ -92,6 +97,7 @@ impl Command {
             | Command::Stop { units }
             | Command::Hold { units }
             | Command::SetFormation { units, .. }
+            | Command::Disband { units }
             | Command::Delete { units } => units,
             Command::PlaceBuilding { builders, .. } => builders,
         }

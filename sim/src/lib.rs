@@ -6,6 +6,7 @@
 
 pub mod astar;
 pub mod command;
+pub mod formation;
 pub mod grid;
 pub mod hash;
 pub mod map;
@@ -13,6 +14,7 @@ pub mod nav;
 pub mod position;
 pub mod ruleset;
 pub mod tick;
+pub mod walk;
 pub mod world;
 
 pub use command::{Command, FormationKind, PlayerCommand};

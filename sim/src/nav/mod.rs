@@ -1,15 +1,22 @@
 //! Navigation: every route in play is asked for here (spec: "Finding a route"), the survey of who
 //! stands where that routes, arrivals and walks read, who stands in the way, crowds at the goal,
-//! and where a unit sent where it cannot stand goes instead.
+//! where a unit sent where it cannot stand goes instead, units sent together, chases and
+//! standing spots.
 
+pub mod beside;
+pub mod chase;
 pub mod crowd;
 pub mod route;
+pub mod spot;
 pub mod standing;
 pub mod survey;
 pub mod toward;
 
+pub use beside::{marching, route_beside, SharedWalk, K_SHARE_REACH};
+pub use chase::{keep_lane, plan_chase, replan_wait, SharedChase};
 pub use crowd::{crowd_at_goal, K_GO_ROUND_CROWD};
 pub use route::{region_here, route, route_for, Ask};
+pub use spot::{find_standing_spot, Approach, Spot};
 pub use standing::{standing_in_the_way, K_STANDING_REACH};
 pub use survey::{Body, Survey};
 pub use toward::{toward, K_TOWARD_REACH};

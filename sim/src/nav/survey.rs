@@ -25,6 +25,8 @@ pub struct Body {
 #[derive(Clone, Debug, Default)]
 pub struct Survey {
     bodies: Vec<Body>,
+    /// For each unit, by its index in the state's list, where its body is filed.
+    slots: Vec<u32>,
     width: i32,
     height: i32,
 }
@@ -50,6 +52,24 @@ impl Survey {
             });
         }
         self.bodies.sort_unstable_by_key(|b| (b.tile, b.entity));
+        self.slots.clear();
+        self.slots.resize(self.bodies.len(), 0);
+        for (k, b) in self.bodies.iter().enumerate() {
+            if let Ok(i) = world.state.units.binary_search_by_key(&b.entity, |u| u.id) {
+                self.slots[i] = k as u32;
+            }
+        }
+    }
+
+    /// Unit `unit_index` (its place in the state's list) has walked to `middle` this tick: its
+    /// body stays filed on its tile (near-point questions look a tile further round), but later
+    /// walkers see where it is now.
+    pub fn move_body(&mut self, unit_index: usize, middle: Vec2) {
+        if let Some(&k) = self.slots.get(unit_index) {
+            if let Some(b) = self.bodies.get_mut(k as usize) {
+                b.middle = middle;
+            }
+        }
     }
 
     /// Every body filed, in (tile, entity) order.

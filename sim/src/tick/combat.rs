@@ -1,5 +1,153 @@
-//! Step 4: combat — targets, chases, strikes. Filled by the movement-tick work (issue 4).
+//! Step 4: combat — targets, chases, strikes (devlog states: attacking, attack-moving,
+//! following, hold).
+//!
+//! Each fighter, in id order: an attack fights its target; an attack-move fights the nearest
+//! enemy it meets within sight, then goes on to its point; a hold never moves and fights what
+//! comes in range; a follow keeps within [`K_FOLLOW_RANGE`] of its target. In range it stops and
+//! strikes whenever its reload allows (melee or ranged alike: a strike lands at once); out of
+//! range it chases (`nav::chase`): planning at once, then after the chase's `replan_wait`, or when
+//! its walk has run out. A strike takes hit points; at none, a unit dies and a building falls (in
+//! the aftermath).
 
-use crate::world::World;
+use crate::nav::{plan_chase, replan_wait, route_beside, Ask};
+use crate::position::{fx, Bounds, Fx};
+use crate::walk::{box_of, give_up, in_range, reach_gap};
+use crate::world::{find, EntityId, Order, UnitState, World, TICK_MS};
 
-pub fn run(_world: &mut World) {}
+/// A follower keeps within this many tiles of its target (the devlog's acceptance radius).
+pub const K_FOLLOW_RANGE: Fx = fx(1);
+
+pub fn run(world: &mut World) {
+    world.caches.shared_chases.clear();
+    for u in &mut world.state.units {
+        u.reload_ticks = u.reload_ticks.saturating_sub(1);
+    }
+    for i in 0..world.state.units.len() {
+        fight(world, i);
+    }
+}
+
+/// What unit `i` fights this tick, if anything, and how near it must be.
+fn fight(world: &mut World, i: usize) {
+    let u = &world.state.units[i];
+    if u.hit_points == 0 {
+        return;
+    }
+    let kind = &world.rules().units[u.kind as usize];
+    let (range, sight) = (kind.range, kind.sight);
+    let (target, reach, strikes) = match u.order {
+        Order::Attack { target } => (Some(target), range, true),
+        Order::Follow { target } => (Some(target), K_FOLLOW_RANGE, false),
+        Order::AttackMove { .. } => {
+            let keep = u.fight.filter(|&t| box_of(world, t).is_some());
+            (keep.or_else(|| nearest_enemy(world, i, sight)), range, true)
+        }
+        Order::Hold => (nearest_enemy(world, i, range), range, true),
+        _ => return,
+    };
+    let alive = target.filter(|&t| box_of(world, t).is_some() && t != u.id);
+    let Some(target) = alive else {
+        lost_target(world, i);
+        return;
+    };
+    let now_ms = world.state.tick * u64::from(TICK_MS);
+    let u = &mut world.state.units[i];
+    if strikes {
+        u.fight = Some(target);
+    }
+    u.state = match u.order {
+        Order::Follow { .. } => UnitState::Following,
+        Order::Hold => UnitState::Hold,
+        Order::AttackMove { .. } => UnitState::AttackMoving,
+        _ => UnitState::Attacking,
+    };
+    let radius = world.rules().units[world.state.units[i].kind as usize].radius;
+    let at = world.state.units[i].position;
+    if in_range(world, at, radius, target, reach) {
+        let u = &mut world.state.units[i];
+        u.route = None;
+        if strikes && u.reload_ticks == 0 {
+            strike(world, i, target);
+        }
+        return;
+    }
+    if world.state.units[i].order == Order::Hold {
+        return;
+    }
+    let u = &world.state.units[i];
+    let due = u.route.is_none() || now_ms >= u.replan_at_ms;
+    if !due {
+        return;
+    }
+    world.counters.replans += 1;
+    let route = plan_chase(world, i, target, reach);
+    let u = &mut world.state.units[i];
+    u.replan_at_ms = now_ms + replan_wait(at);
+    match route {
+        Some(r) => u.route = Some(r),
+        None => u.route = None,
+    }
+}
+
+/// The target of unit `i`'s fight is gone: an attack is over, an attack-move goes on to its
+/// point, a hold waits for the next.
+fn lost_target(world: &mut World, i: usize) {
+    let u = &world.state.units[i];
+    match u.order {
+        Order::Attack { .. } | Order::Follow { .. } => give_up(&mut world.state.units[i]),
+        Order::AttackMove { to } if u.fight.is_some() || u.route.is_none() => {
+            let id = u.id;
+            world.state.units[i].fight = None;
+            let route = Ask::to_point(world, id, to).and_then(|ask| route_beside(world, &ask));
+            let u = &mut world.state.units[i];
+            match route {
+                Some(r) => {
+                    u.route = Some(r);
+                    u.state = UnitState::AttackMoving;
+                }
+                None => give_up(u),
+            }
+        }
+        Order::Hold => world.state.units[i].fight = None,
+        _ => {}
+    }
+}
+
+/// The nearest living enemy unit within `reach` of unit `i`'s box (ties to the lower id).
+fn nearest_enemy(world: &World, i: usize, reach: Fx) -> Option<EntityId> {
+    let u = &world.state.units[i];
+    let radius = world.rules().units[u.kind as usize].radius;
+    let body = Bounds::around(u.position, radius);
+    let mut best: Option<(Fx, EntityId)> = None;
+    for b in world.caches.survey.near(u.position, reach + radius + fx(1)) {
+        if b.entity == u.id || world.allied(u.owner, b.owner) {
+            continue;
+        }
+        let alive = find(&world.state.units, b.entity, |v| v.id)
+            .is_some_and(|k| world.state.units[k].hit_points > 0);
+        if !alive {
+            continue;
+        }
+        let gap = reach_gap(&body, &Bounds::around(b.middle, b.radius));
+        if gap <= reach && best.is_none_or(|(bg, bid)| (gap, b.entity) < (bg, bid)) {
+            best = Some((gap, b.entity));
+        }
+    }
+    best.map(|(_, id)| id)
+}
+
+/// Unit `i` strikes `target`: its attack in hit points, then it reloads.
+fn strike(world: &mut World, i: usize, target: EntityId) {
+    let kind = &world.rules().units[world.state.units[i].kind as usize];
+    let (attack, reload) = (kind.attack, kind.reload_ms.div_ceil(TICK_MS));
+    world.state.units[i].reload_ticks = reload;
+    if let Some(k) = find(&world.state.units, target, |u| u.id) {
+        let t = &mut world.state.units[k];
+        t.hit_points = t.hit_points.saturating_sub(attack);
+        return;
+    }
+    if let Some(k) = find(&world.state.buildings, target, |b| b.id) {
+        let b = &mut world.state.buildings[k];
+        b.hit_points = b.hit_points.saturating_sub(attack);
+    }
+}

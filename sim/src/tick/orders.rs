@@ -1,10 +1,21 @@
-//! Step 3: carry out this tick's commands.
+//! Step 3: carry out this tick's commands (devlog: "Movement States and Controller").
 //!
 //! A command is checked whole before anything of it is done: its player must still play, and
 //! every unit it names must exist and belong to that player. Anything else is ignored, the same
 //! way on every peer, and counted.
+//!
+//! Units sent together march and share walks (`nav::marching`, `nav::route_beside`); a point a
+//! unit cannot stand on or reach goes through `nav::toward` (and the standing-spot planner, so a
+//! crowd sent into the sea spreads along the shore); a unit is never left moving without a
+//! route. A member of a locked formation takes its whole formation along.
 
-use crate::command::{Command, PlayerCommand, MAX_UNITS_PER_COMMAND};
+use crate::command::{Command, FormationKind, PlayerCommand, MAX_UNITS_PER_COMMAND};
+use crate::formation;
+use crate::nav::{
+    find_standing_spot, marching, region_here, route_beside, spot::stands_in, toward, Approach,
+    Ask, Spot,
+};
+use crate::position::{Bounds, Fx, Vec2};
 use crate::world::{EntityId, Order, PlayerStatus, UnitState, World};
 
 pub fn carry_out(world: &mut World, commands: &[PlayerCommand]) {
@@ -36,22 +47,21 @@ fn valid(world: &World, pc: &PlayerCommand) -> bool {
 
 fn apply(world: &mut World, pc: &PlayerCommand) {
     match &pc.command {
-        Command::Move { units, to } | Command::FormationMove { units, to } => {
-            for &id in units {
-                send(world, id, *to, Order::Move { to: *to }, UnitState::Moving);
+        Command::Move { units, to } => {
+            let (group, kind) = formation::locked_group(world, units);
+            match kind {
+                Some(kind) => formation::march_in_formation(world, &group, *to, kind),
+                None if group.len() > units.len() => {
+                    formation::march_in_formation(world, &group, *to, FormationKind::Line)
+                }
+                None => send_together(world, units, *to, false),
             }
         }
-        Command::AttackMove { units, to } => {
-            for &id in units {
-                send(
-                    world,
-                    id,
-                    *to,
-                    Order::AttackMove { to: *to },
-                    UnitState::AttackMoving,
-                );
-            }
+        Command::FormationMove { units, to } => {
+            let (group, kind) = formation::locked_group(world, units);
+            formation::march_in_formation(world, &group, *to, kind.unwrap_or_default());
         }
+        Command::AttackMove { units, to } => send_together(world, units, *to, true),
         Command::Stop { units } => {
             for &id in units {
                 set(world, id, Order::Idle, UnitState::Idle);
@@ -63,6 +73,10 @@ fn apply(world: &mut World, pc: &PlayerCommand) {
             }
         }
         Command::Attack { units, target } => {
+            if world.unit(*target).is_none() && world.building(*target).is_none() {
+                world.counters.ignored_commands += 1;
+                return;
+            }
             for &id in units {
                 set(
                     world,
@@ -70,6 +84,9 @@ fn apply(world: &mut World, pc: &PlayerCommand) {
                     Order::Attack { target: *target },
                     UnitState::Attacking,
                 );
+                if let Some(u) = world.unit_mut(id) {
+                    u.fight = Some(*target);
+                }
             }
         }
         Command::Follow { units, target } => {
@@ -84,22 +101,26 @@ fn apply(world: &mut World, pc: &PlayerCommand) {
         }
         Command::Gather { units, target } => {
             for &id in units {
-                set(
-                    world,
-                    id,
-                    Order::Gather { target: *target },
-                    UnitState::Gathering,
-                );
+                if is_worker(world, id) {
+                    set(
+                        world,
+                        id,
+                        Order::Gather { target: *target },
+                        UnitState::Gathering,
+                    );
+                }
             }
         }
         Command::Build { units, target } => {
             for &id in units {
-                set(
-                    world,
-                    id,
-                    Order::Build { target: *target },
-                    UnitState::Building,
-                );
+                if is_worker(world, id) {
+                    set(
+                        world,
+                        id,
+                        Order::Build { target: *target },
+                        UnitState::Building,
+                    );
+                }
             }
         }
         Command::PlaceBuilding {
@@ -115,18 +136,18 @@ fn apply(world: &mut World, pc: &PlayerCommand) {
             match world.place_building(k, pc.player, *at, *turned, false) {
                 Ok(b) => {
                     for &id in builders {
-                        set(world, id, Order::Build { target: b }, UnitState::Building);
+                        if is_worker(world, id) {
+                            set(world, id, Order::Build { target: b }, UnitState::Building);
+                        }
                     }
                 }
                 Err(_) => world.counters.ignored_commands += 1,
             }
         }
-        Command::SetFormation {
-            units,
-            formation: _,
-        } => {
-            let _ = units;
+        Command::SetFormation { units, formation } => {
+            formation::lock(world, pc.player, units, *formation);
         }
+        Command::Disband { units } => formation::disband(world, units),
         Command::Delete { units } => {
             for &id in units {
                 if let Some(u) = world.unit_mut(id) {
@@ -137,25 +158,103 @@ fn apply(world: &mut World, pc: &PlayerCommand) {
     }
 }
 
+fn is_worker(world: &World, id: EntityId) -> bool {
+    world
+        .unit(id)
+        .is_some_and(|u| world.rules().units[u.kind as usize].worker)
+}
+
+/// Gives a unit a new order that starts standing (the step that follows plans its walk).
 fn set(world: &mut World, id: EntityId, order: Order, state: UnitState) {
     if let Some(u) = world.unit_mut(id) {
         u.order = order;
         u.state = state;
         u.route = None;
+        u.fight = None;
+        u.ring_tries = 0;
+        u.work_spot = None;
+        u.pushed = None;
+        u.replan_at_ms = 0;
     }
 }
 
-fn send(
-    world: &mut World,
-    id: EntityId,
-    to: crate::position::Vec2,
-    order: Order,
-    state: UnitState,
-) {
-    let route = crate::nav::route(world, id, to);
-    if let Some(u) = world.unit_mut(id) {
-        u.order = order;
-        u.state = state;
-        u.route = route;
+/// Sends `units` to `to` together (the spec's `SendTogether`): marching, each with an ordinary
+/// move (or attack-move) order, sharing walks.
+pub fn send_together(world: &mut World, units: &[EntityId], to: Vec2, attack: bool) {
+    marching(world, units, |world| {
+        let mut headed: Vec<Vec2> = Vec::new();
+        for id in middle_first(world, units) {
+            let (order, state) = if attack {
+                (Order::AttackMove { to }, UnitState::AttackMoving)
+            } else {
+                (Order::Move { to }, UnitState::Moving)
+            };
+            set(world, id, order, state);
+            let Some(goal) = reachable_goal(world, id, to, &headed) else {
+                set(world, id, Order::Idle, UnitState::Idle);
+                continue;
+            };
+            let route = Ask::to_point(world, id, goal).and_then(|ask| route_beside(world, &ask));
+            match route {
+                Some(r) => {
+                    if goal != to {
+                        headed.push(goal);
+                    }
+                    if let Some(u) = world.unit_mut(id) {
+                        u.route = Some(r);
+                    }
+                }
+                None => set(world, id, Order::Idle, UnitState::Idle),
+            }
+        }
+    });
+}
+
+/// The units in the order they are sent: nearest the group's middle first (ties by id), so the
+/// first walks planned sit in the middle of the block and the most others may share them.
+fn middle_first(world: &World, units: &[EntityId]) -> Vec<EntityId> {
+    let at: Vec<(EntityId, Vec2)> = units
+        .iter()
+        .filter_map(|&id| world.unit(id).map(|u| (id, u.position)))
+        .collect();
+    let n = Fx::from_num(at.len().max(1) as i64);
+    let sum = at.iter().fold(Vec2::ZERO, |s, &(_, p)| s + p);
+    let middle = Vec2::new(sum.x / n, sum.y / n);
+    let mut order: Vec<(i128, EntityId)> = at
+        .iter()
+        .map(|&(id, p)| (crate::walk::apart::squared(p - middle), id))
+        .collect();
+    order.sort_unstable();
+    order.dedup();
+    order.into_iter().map(|(_, id)| id).collect()
+}
+
+/// The point a unit sent to `to` makes for: `to` itself when it can stand there and reach it;
+/// else (a unit sent where it cannot stand) the nearest point `nav::toward` finds, spread by the
+/// standing-spot planner round the ground between so that those sent with it (`headed`) stand
+/// beside it rather than on it.
+fn reachable_goal(world: &World, id: EntityId, to: Vec2, headed: &[Vec2]) -> Option<Vec2> {
+    let near = toward(world, id, to)?;
+    if near == to {
+        return Some(to);
+    }
+    let u = world.unit(id)?;
+    let radius = world.rules().units[u.kind as usize].radius;
+    let key = world.key_of(u);
+    let region = region_here(&world.caches.regions, world.grid(), key, u.position.tile());
+    let reach = to.chebyshev(near) - radius;
+    if reach <= Fx::ZERO {
+        return Some(near);
+    }
+    let approach = Approach {
+        ground: Bounds::around(to, reach),
+        from: near,
+        outside: radius,
+        room: radius * 2,
+        taken: headed,
+    };
+    match find_standing_spot(&approach, |p| stands_in(world, key, region, p)) {
+        Spot::Found(p) => Some(p),
+        Spot::Full | Spot::Blocked => Some(near),
     }
 }

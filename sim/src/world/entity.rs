@@ -93,6 +93,34 @@ pub struct Unit {
     pub gather_progress: Fx,
     /// The formation it belongs to, if any.
     pub formation: Option<u32>,
+    /// What it fights now: an attack's target, or what an attack-move or hold met.
+    pub fight: Option<EntityId>,
+    /// Times this order moved on to a free place round a taken goal (spec: "Someone on the
+    /// goal", at most `K_MOST_RING_TRIES`).
+    pub ring_tries: u8,
+    /// When its chase plans again, in milliseconds of game time (spec: "Chases").
+    pub replan_at_ms: u64,
+    /// The standing spot its work gave it (a villager keeps it while it walks).
+    pub work_spot: Option<Vec2>,
+    /// Pushed aside by a mover (ruleset `push_idle`): who pushes, and the nudge per tick.
+    pub pushed: Option<Push>,
+}
+
+/// A push under the ruleset's `push_idle` (devlog: "Unit Pushing").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Push {
+    pub by: EntityId,
+    pub nudge: Vec2,
+}
+
+/// A formation chosen for a group (spec: "Formations"): locked until disbanded or replaced.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Formation {
+    pub id: u32,
+    pub owner: PlayerId,
+    pub kind: crate::command::FormationKind,
+    /// Its members, in id order.
+    pub members: Vec<EntityId>,
 }
 
 impl Unit {

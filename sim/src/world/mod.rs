@@ -10,7 +10,9 @@ mod player;
 mod rng;
 mod snapshot;
 
-pub use entity::{find, Building, EntityId, Order, PlayerId, Resource, Route, Unit, UnitState};
+pub use entity::{
+    find, Building, EntityId, Formation, Order, PlayerId, Push, Resource, Route, Unit, UnitState,
+};
 pub use player::{friends_of, Player, PlayerStatus};
 pub use rng::Rng;
 pub use snapshot::{Snapshot, SnapshotError};
@@ -41,6 +43,10 @@ pub struct State {
     /// The next entity id to hand out; ids are never reused.
     pub next_id: u64,
     pub rng: Rng,
+    /// Formations chosen, in id order.
+    pub formations: Vec<Formation>,
+    /// The next formation id to hand out.
+    pub next_formation: u32,
 }
 
 /// What the sim has done, for reports and benchmarks. Deterministic, but not part of the hash.
@@ -71,6 +77,10 @@ pub struct Caches {
     pub landmarks: crate::astar::Landmarks,
     /// The route search's reusable scratch.
     pub search: crate::astar::Scratch,
+    /// Walks planned this tick, handed out by `route_beside`; forgotten at the next survey.
+    pub shared_walks: Vec<crate::nav::SharedWalk>,
+    /// Chases planned in this tick's combat pass, shared by far chasers of the same target.
+    pub shared_chases: Vec<crate::nav::SharedChase>,
 }
 
 /// A match's simulation.
@@ -107,6 +117,8 @@ impl World {
                 resources: Vec::new(),
                 next_id: 1,
                 rng: Rng::new(seed),
+                formations: Vec::new(),
+                next_formation: 1,
             },
             caches: Caches::default(),
             counters: Counters::default(),
@@ -193,6 +205,11 @@ impl World {
             carrying: None,
             gather_progress: Default::default(),
             formation: None,
+            fight: None,
+            ring_tries: 0,
+            replan_at_ms: 0,
+            work_spot: None,
+            pushed: None,
         });
         id
     }

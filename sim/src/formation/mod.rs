@@ -1,0 +1,246 @@
+//! Formations (spec: "Formations"; devlog: the shape-keeping group move).
+//!
+//! A person's group sent somewhere marches in the formation chosen: the group is laid out about
+//! the point facing the way it marches ([`layout`]), places are dealt by where the units stand
+//! (furthest forward to the front rank, each rank from one side to the other), every member's
+//! route is capped at the slowest member's speed, and villagers take no part (placed side by side
+//! about the point, at their own pace). Choosing a formation locks it ([`lock`]): wherever any
+//! member is sent, the whole formation goes, until disbanded or another is chosen; a unit that
+//! changes sides leaves, and one left alone is in none ([`tidy`]).
+
+pub mod layout;
+pub mod shape;
+
+pub use layout::{layout, Place, K_SPACING};
+
+use crate::command::FormationKind;
+use crate::nav::{marching, route_beside, toward, Ask};
+use crate::position::{fx, Fx, Vec2};
+use crate::walk::speed_of;
+use crate::world::{EntityId, Formation, Order, PlayerId, UnitState, World};
+
+/// Locks `units` into a new formation of `kind` (leaving any they were in). A group of fewer
+/// than two is in none.
+pub fn lock(world: &mut World, owner: PlayerId, units: &[EntityId], kind: FormationKind) {
+    disband(world, units);
+    let mut members: Vec<EntityId> = units.to_vec();
+    members.sort_unstable();
+    members.dedup();
+    if members.len() < 2 {
+        return;
+    }
+    let id = world.state.next_formation;
+    world.state.next_formation += 1;
+    for &m in &members {
+        if let Some(u) = world.unit_mut(m) {
+            u.formation = Some(id);
+        }
+    }
+    world.state.formations.push(Formation {
+        id,
+        owner,
+        kind,
+        members,
+    });
+}
+
+/// Takes `units` out of their formations.
+pub fn disband(world: &mut World, units: &[EntityId]) {
+    for &m in units {
+        if let Some(u) = world.unit_mut(m) {
+            u.formation = None;
+        }
+    }
+    tidy(world);
+}
+
+/// Drops from each formation the members that are gone, dead, changed sides or left it, and
+/// ends formations left with fewer than two members. Runs in the aftermath of every tick.
+pub fn tidy(world: &mut World) {
+    let mut formations = std::mem::take(&mut world.state.formations);
+    for f in &mut formations {
+        f.members.retain(|&m| {
+            world.unit(m).is_some_and(|u| {
+                u.hit_points > 0 && u.owner == f.owner && u.formation == Some(f.id)
+            })
+        });
+        if f.members.len() < 2 {
+            for &m in &f.members {
+                if let Some(u) = world.unit_mut(m) {
+                    u.formation = None;
+                }
+            }
+            f.members.clear();
+        }
+    }
+    formations.retain(|f| !f.members.is_empty());
+    world.state.formations = formations;
+}
+
+/// The locked formation to move when `units` are sent: every member of every formation any of
+/// them is in joins the group; the kind is the formation's own when exactly one is involved and
+/// all sent belong to it. Returns the whole group (sorted) and that kind.
+pub fn locked_group(world: &World, units: &[EntityId]) -> (Vec<EntityId>, Option<FormationKind>) {
+    let mut group: Vec<EntityId> = units.to_vec();
+    let mut ids: Vec<u32> = units
+        .iter()
+        .filter_map(|&m| world.unit(m).and_then(|u| u.formation))
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    for f in world
+        .state
+        .formations
+        .iter()
+        .filter(|f| ids.contains(&f.id))
+    {
+        group.extend(f.members.iter().copied());
+    }
+    group.sort_unstable();
+    group.dedup();
+    let kind = match ids.as_slice() {
+        [one]
+            if units
+                .iter()
+                .all(|&m| world.unit(m).is_some_and(|u| u.formation == Some(*one))) =>
+        {
+            world
+                .state
+                .formations
+                .iter()
+                .find(|f| f.id == *one)
+                .map(|f| f.kind)
+        }
+        _ => None,
+    };
+    (group, kind)
+}
+
+/// Sends `units` to `to` in formation `kind` (the spec's `MarchInFormation`), marching.
+pub fn march_in_formation(world: &mut World, units: &[EntityId], to: Vec2, kind: FormationKind) {
+    let places = deal(world, units, to, kind);
+    marching(world, units, |world| {
+        for (id, place, cap) in places {
+            let goal = toward(world, id, place).unwrap_or(place);
+            let route = Ask::to_point(world, id, goal).and_then(|ask| route_beside(world, &ask));
+            if let Some(u) = world.unit_mut(id) {
+                u.order = Order::Move { to: goal };
+                u.fight = None;
+                u.ring_tries = 0;
+                u.work_spot = None;
+                match route {
+                    Some(mut r) => {
+                        r.speed_cap = cap;
+                        u.route = Some(r);
+                        u.state = UnitState::Moving;
+                    }
+                    None => {
+                        u.route = None;
+                        u.order = Order::Idle;
+                        u.state = UnitState::Idle;
+                    }
+                }
+            }
+        }
+    });
+}
+
+/// Each unit's place and speed cap, in id order.
+pub fn deal(
+    world: &World,
+    units: &[EntityId],
+    to: Vec2,
+    kind: FormationKind,
+) -> Vec<(EntityId, Vec2, Option<Fx>)> {
+    let rules = world.rules();
+    let mut ids: Vec<EntityId> = units.to_vec();
+    ids.sort_unstable();
+    ids.dedup();
+    let members: Vec<(EntityId, Vec2, bool, bool)> = ids
+        .iter()
+        .filter_map(|&id| world.unit(id))
+        .map(|u| {
+            let k = &rules.units[u.kind as usize];
+            (u.id, u.position, k.worker, k.melee)
+        })
+        .collect();
+    let soldiers: Vec<&(EntityId, Vec2, bool, bool)> = members.iter().filter(|m| !m.2).collect();
+    let villagers: Vec<&(EntityId, Vec2, bool, bool)> = members.iter().filter(|m| m.2).collect();
+    let cap = soldiers
+        .iter()
+        .filter_map(|m| world.unit(m.0).map(|u| speed_of(world, u)))
+        .min();
+    let mut out: Vec<(EntityId, Vec2, Option<Fx>)> = Vec::new();
+
+    let all: Vec<Vec2> = members.iter().map(|m| m.1).collect();
+    let n = Fx::from_num(all.len().max(1) as i64);
+    let sum = all.iter().fold(Vec2::ZERO, |s, &p| s + p);
+    let middle = Vec2::new(sum.x / n, sum.y / n);
+    let facing = {
+        let d = (to - middle).with_length(fx(1));
+        if d == Vec2::ZERO {
+            Vec2::new(Fx::ZERO, fx(1))
+        } else {
+            d
+        }
+    };
+    let right = facing.perp();
+    let at = |across: Fx, forward: Fx| to + right * across + facing * forward;
+
+    if kind == FormationKind::Shape {
+        let pos: Vec<Vec2> = soldiers.iter().map(|m| m.1).collect();
+        for (m, p) in soldiers.iter().zip(shape::places(&pos, to)) {
+            out.push((m.0, p, cap));
+        }
+    } else {
+        let fighters: Vec<_> = soldiers.iter().filter(|m| m.3).copied().collect();
+        let shooters: Vec<_> = soldiers.iter().filter(|m| !m.3).copied().collect();
+        let places = layout(kind, fighters.len(), shooters.len());
+        for (group, fighter) in [(fighters, true), (shooters, false)] {
+            let mut slots: Vec<Place> = places
+                .iter()
+                .filter(|p| p.fighter == fighter)
+                .copied()
+                .collect();
+            slots.sort_by(|a, b| (b.forward, a.across).cmp(&(a.forward, b.across)));
+            // Furthest forward first.
+            let mut units: Vec<(Fx, Fx, EntityId)> = group
+                .iter()
+                .map(|m| ((m.1 - middle).dot(facing), (m.1 - middle).dot(right), m.0))
+                .collect();
+            units.sort_by(|a, b| (b.0, a.2).cmp(&(a.0, b.2)));
+            let mut k = 0;
+            while k < slots.len() && k < units.len() {
+                let rank = slots[k].forward;
+                let end = slots[k..].iter().take_while(|p| p.forward == rank).count() + k;
+                let end = end.min(units.len());
+                let mut row: Vec<(Fx, Fx, EntityId)> = units[k..end].to_vec();
+                row.sort_by_key(|a| (a.1, a.2));
+                for (slot, u) in slots[k..end].iter().zip(row) {
+                    out.push((u.2, at(slot.across, slot.forward), cap));
+                }
+                k = end;
+            }
+        }
+    }
+    // Villagers: side by side about the point, behind the rest, at their own pace.
+    let back = out
+        .iter()
+        .map(|(_, p, _)| (*p - to).dot(facing))
+        .min()
+        .unwrap_or(Fx::ZERO)
+        .min(Fx::ZERO)
+        - if out.is_empty() { Fx::ZERO } else { K_SPACING };
+    let v = villagers.len() as i64;
+    let mut vs: Vec<(Fx, EntityId)> = villagers
+        .iter()
+        .map(|m| ((m.1 - middle).dot(right), m.0))
+        .collect();
+    vs.sort();
+    for (k, (_, id)) in vs.into_iter().enumerate() {
+        let across = K_SPACING * (2 * k as i64 - (v - 1)) / 2;
+        out.push((id, at(across, back), None));
+    }
+    out.sort_by_key(|o| o.0);
+    out
+}

@@ -1,0 +1,255 @@
+//! Chases (spec: "Chases"): the routing of a soldier closing on a moving enemy. Combat decides
+//! when a chase starts and ends; a chase plans as soon as it starts, then again after
+//! [`replan_wait`] (about [`K_CHASE_REPLAN_MS`]), or at once when its walk has run out.
+//!
+//! Far chasers (beyond [`K_CHASE_NEAR`]) plan less: they keep their walk while the target stays
+//! within [`K_CHASE_DRIFT`] of its end or is a building, else turn the last leg straight to the
+//! target when the body can go straight, and only then search — sharing a chase planned in this
+//! combat pass when they may, and marching abreast in lanes ([`keep_lane`]). Within
+//! [`K_SURROUND_NEAR`] of a unit it fights hand to hand, a chaser makes for a place of its own
+//! round the target's body through the standing-spot planner; a building, or a unit standing
+//! where the chaser cannot go, is reached the same way at its edge.
+
+use super::beside::{may_share, SharedWalk};
+use super::route::{region_here, route_for, Ask};
+use super::spot::{find_standing_spot, stands_in, Approach, Spot};
+use crate::astar::body_clear;
+use crate::position::{fx, tile_of, Bounds, Fx, Vec2};
+use crate::walk::{box_of, reach_gap, K_INSIDE};
+use crate::world::{EntityId, Order, Route, World};
+
+/// A chase plans again about this often, in milliseconds.
+pub const K_CHASE_REPLAN_MS: u64 = 500;
+/// Chase waits are staggered by patches of this many tiles square.
+pub const K_CHASE_PATCH: i32 = 4;
+/// Each of a patch's eight places in the cycle waits this much less, in milliseconds (a tick).
+pub const K_CHASE_STAGGER_MS: u64 = 16;
+/// A chaser further than this from its target (tiles) plans less.
+pub const K_CHASE_NEAR: Fx = fx(5);
+/// A far chaser keeps its walk while its target stays this near the walk's end (tiles).
+pub const K_CHASE_DRIFT: Fx = fx(1);
+/// Chasers of one far target within this many tiles of each other march as a group.
+pub const K_GROUP_REACH: Fx = fx(8);
+/// A lane lies at most this many tiles to the side.
+pub const K_WIDEST_LANE: Fx = fx(4);
+/// Within this many tiles of the target, lanes close up.
+pub const K_LANES_CLOSE: Fx = fx(6);
+/// Within this many tiles of a unit it fights hand to hand, a chaser makes for its own place.
+pub const K_SURROUND_NEAR: Fx = fx(3);
+/// A group marches in lanes only when it is at least this many chasers.
+pub const K_LANE_GROUP: usize = 3;
+
+/// How long a chaser standing at `at` waits before planning again, in milliseconds: the spec's
+/// `ReplanWait`, 500 ms less a tick for each of eight places its patch takes in a cycle.
+pub fn replan_wait(at: Vec2) -> u64 {
+    let px = tile_of(at.x) / K_CHASE_PATCH;
+    let py = tile_of(at.y) / K_CHASE_PATCH;
+    K_CHASE_REPLAN_MS - ((px + 3 * py) & 7) as u64 * K_CHASE_STAGGER_MS
+}
+
+/// A chase planned in this tick's combat pass.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SharedChase {
+    pub target: EntityId,
+    pub walk: SharedWalk,
+}
+
+/// Whether a unit is set on `target` (attacking it, or fighting it on an attack-move or hold).
+pub fn set_on(u: &crate::world::Unit, target: EntityId) -> bool {
+    u.fight == Some(target) || matches!(u.order, Order::Attack { target: t } if t == target)
+}
+
+/// Plans unit `i`'s chase of `target`, to end within `range` of its box. `None` when there is no
+/// way. Same world, same plan.
+pub fn plan_chase(world: &mut World, i: usize, target: EntityId, range: Fx) -> Option<Route> {
+    let u = &world.state.units[i];
+    let kind = &world.rules().units[u.kind as usize];
+    let (me, at, radius, melee, packs) = (u.id, u.position, kind.radius, kind.melee, kind.packs);
+    let key = world.key_of(u);
+    let tbox = box_of(world, target)?;
+    let tmid = tbox.middle();
+    let gap = reach_gap(&Bounds::around(at, radius), &tbox);
+    let building = world.building(target).is_some();
+    let ask = Ask {
+        unit: me,
+        from: at,
+        to: tmid,
+        target: Some(target),
+        range,
+    };
+    if gap > K_CHASE_NEAR && !packs {
+        if let Some(r) = u.route.as_ref().filter(|r| !r.waypoints.is_empty()) {
+            if building || r.goal.distance(tmid) <= K_CHASE_DRIFT {
+                return Some(r.clone());
+            }
+            let n = r.waypoints.len();
+            let leg_from = if n >= 2 { r.waypoints[n - 2] } else { at };
+            if body_clear(world.grid(), key, leg_from, tmid, radius) {
+                let mut r = r.clone();
+                r.waypoints[n - 1] = tmid;
+                r.goal = tmid;
+                return Some(r);
+            }
+        }
+        let grid = world.grid();
+        let shared = world.caches.shared_chases.iter().find(|s| {
+            s.target == target
+                && may_share(&s.walk, at, s.walk.to, key, radius)
+                && s.walk
+                    .route
+                    .waypoints
+                    .first()
+                    .is_some_and(|&bend| body_clear(grid, key, at, bend, radius))
+        });
+        if let Some(s) = shared {
+            world.counters.shared_walks += 1;
+            return Some(s.walk.route.clone());
+        }
+        let mut route = route_for(world, &ask)?;
+        keep_lane(world, i, target, &mut route);
+        world.caches.shared_chases.push(SharedChase {
+            target,
+            walk: SharedWalk {
+                from: at,
+                to: tmid,
+                key,
+                radius,
+                route: route.clone(),
+            },
+        });
+        return Some(route);
+    }
+    let surround = packs || building || (melee && gap <= K_SURROUND_NEAR) || {
+        let region = region_here(&world.caches.regions, world.grid(), key, at.tile());
+        !stands_in(world, key, region, tmid)
+    };
+    if surround {
+        if let Some(p) = place_round(world, i, target, &tbox, range) {
+            return route_for(world, &Ask { to: p, ..ask });
+        }
+    }
+    route_for(world, &ask)
+}
+
+/// A place of unit `i`'s own round `target`'s box, `range` out: clear of where the others set on
+/// it stand or are headed; every spot taken, a body's width further out.
+fn place_round(
+    world: &World,
+    i: usize,
+    target: EntityId,
+    tbox: &Bounds,
+    range: Fx,
+) -> Option<Vec2> {
+    let u = &world.state.units[i];
+    let radius = world.rules().units[u.kind as usize].radius;
+    let key = world.key_of(u);
+    let region = region_here(&world.caches.regions, world.grid(), key, u.position.tile());
+    let taken: Vec<Vec2> = world
+        .state
+        .units
+        .iter()
+        .filter(|o| o.id != u.id && o.hit_points > 0 && set_on(o, target))
+        .map(|o| o.route.as_ref().map(|r| r.goal).unwrap_or(o.position))
+        .collect();
+    let room = radius * 2;
+    let mut outside = range.max(Fx::ZERO) + radius - K_INSIDE;
+    for _ in 0..2 {
+        let approach = Approach {
+            ground: *tbox,
+            from: u.position,
+            outside,
+            room,
+            taken: &taken,
+        };
+        if let Spot::Found(p) = find_standing_spot(&approach, |p| stands_in(world, key, region, p))
+        {
+            return Some(p);
+        }
+        outside += room;
+    }
+    None
+}
+
+/// Lays a far chaser's bends off to the side when it is one of a group of [`K_LANE_GROUP`] or
+/// more set on one far target within [`K_GROUP_REACH`] of each other (the spec's `KeepLane`): by
+/// where it stands across the group, up to [`K_WIDEST_LANE`], less and less towards the target
+/// and not at all within [`K_LANES_CLOSE`] of it, only where the ground lets the body go straight
+/// to and from the moved bend.
+pub fn keep_lane(world: &World, i: usize, target: EntityId, route: &mut Route) {
+    let u = &world.state.units[i];
+    let Some(tbox) = box_of(world, target) else {
+        return;
+    };
+    let tmid = tbox.middle();
+    let at = u.position;
+    let group: Vec<Vec2> = world
+        .state
+        .units
+        .iter()
+        .filter(|o| {
+            o.hit_points > 0
+                && set_on(o, target)
+                && o.position.distance(tmid) > K_CHASE_NEAR
+                && o.position.chebyshev(at) <= K_GROUP_REACH
+        })
+        .map(|o| o.position)
+        .collect();
+    if group.len() < K_LANE_GROUP || route.waypoints.len() < 2 {
+        return;
+    }
+    let n = Fx::from_num(group.len() as i64);
+    let sum = group.iter().fold(Vec2::ZERO, |s, &p| s + p);
+    let middle = Vec2::new(sum.x / n, sum.y / n);
+    let across = (tmid - middle).perp().with_length(fx(1));
+    if across == Vec2::ZERO {
+        return;
+    }
+    let offset = (at - middle)
+        .dot(across)
+        .clamp(-K_WIDEST_LANE, K_WIDEST_LANE);
+    let total = at.distance(tmid) - K_LANES_CLOSE;
+    if total <= Fx::ZERO {
+        return;
+    }
+    let u_kind = &world.rules().units[u.kind as usize];
+    let key = world.key_of(u);
+    let last = route.waypoints.len() - 1;
+    for k in 0..last {
+        let bend = route.waypoints[k];
+        let d = bend.distance(tmid) - K_LANES_CLOSE;
+        if d <= Fx::ZERO {
+            continue;
+        }
+        let share = (d / total).min(fx(1));
+        let moved = bend + across * (offset * share);
+        let prev = if k == 0 { at } else { route.waypoints[k - 1] };
+        let next = route.waypoints[k + 1];
+        let grid = world.grid();
+        if body_clear(grid, key, prev, moved, u_kind.radius)
+            && body_clear(grid, key, moved, next, u_kind.radius)
+        {
+            route.waypoints[k] = moved;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replan_wait_matches_the_spec_table() {
+        let table = [
+            [500, 484, 468, 452],
+            [452, 436, 420, 404],
+            [404, 388, 500, 484],
+            [484, 468, 452, 436],
+        ];
+        for (py, row) in table.iter().enumerate() {
+            for (px, &want) in row.iter().enumerate() {
+                let at = Vec2::new(fx(px as i32 * 4 + 1), fx(py as i32 * 4 + 2));
+                assert_eq!(replan_wait(at), want, "patch ({px}, {py})");
+            }
+        }
+    }
+}

@@ -1,0 +1,207 @@
+//! Standing spots (spec: "Standing spots", `Pathfinding::FindStandingSpot`): where a caller that
+//! has to stand beside something rather than on it should stand.
+//!
+//! The caller gives the ground it approaches (a footprint, a tree's tile, a target's box), where
+//! it stands now, how far outside the ground to stand (its reach plus its own half-width), how
+//! much room it needs, and the spots already spoken for. Its own face is searched first, finely
+//! (a quarter of the room per step), so a crowd fills the wall in front of it before anyone is
+//! sent round a corner; only then is the whole edge walked, a worker's width at a step. Every
+//! point is kept half a worker's width clear of the corners. The answer says found, full (all
+//! open ground spoken for: a spot will come free) or blocked (it never will).
+//!
+//! Callers: villagers at a resource, a drop site or a foundation (`tick::work`); soldiers closing
+//! on a target and a packed siege unit making for its range (`nav::chase`); a unit sent where it
+//! cannot stand (`tick::orders`).
+
+use crate::grid::{Keyed, RegionId};
+use crate::position::{Bounds, Fx, Vec2};
+use crate::world::World;
+
+/// The answer of [`find_standing_spot`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spot {
+    Found(Vec2),
+    /// All the open ground is spoken for: a spot will come free.
+    Full,
+    /// No open ground round it at this distance: none ever will.
+    Blocked,
+}
+
+/// What the caller approaches, and how.
+#[derive(Clone, Copy, Debug)]
+pub struct Approach<'a> {
+    /// The ground approached.
+    pub ground: Bounds,
+    /// Where the caller stands now.
+    pub from: Vec2,
+    /// How far outside the ground to stand: reach plus the caller's half-width.
+    pub outside: Fx,
+    /// The room the caller needs (a worker's width).
+    pub room: Fx,
+    /// Spots spoken for: where others at work there stand, and where those walking are headed.
+    pub taken: &'a [Vec2],
+}
+
+/// One face of the ring round the ground: a side, with its fixed coordinate and its span.
+#[derive(Clone, Copy)]
+struct Face {
+    /// Runs along x (top or bottom) rather than y.
+    along_x: bool,
+    fixed: Fx,
+    lo: Fx,
+    hi: Fx,
+}
+
+impl Face {
+    fn point(&self, t: Fx) -> Vec2 {
+        if self.along_x {
+            Vec2::new(t, self.fixed)
+        } else {
+            Vec2::new(self.fixed, t)
+        }
+    }
+    fn length(&self) -> Fx {
+        self.hi - self.lo
+    }
+}
+
+/// Where to stand beside `approach.ground`; `stands(p)` says whether the caller can stand at `p`
+/// and reach it. Same inputs, same spot, every machine.
+pub fn find_standing_spot(approach: &Approach, stands: impl Fn(Vec2) -> bool) -> Spot {
+    let ring = approach.ground.widened(approach.outside);
+    let faces = [
+        Face {
+            along_x: true,
+            fixed: ring.min.y,
+            lo: ring.min.x,
+            hi: ring.max.x,
+        },
+        Face {
+            along_x: false,
+            fixed: ring.max.x,
+            lo: ring.min.y,
+            hi: ring.max.y,
+        },
+        Face {
+            along_x: true,
+            fixed: ring.max.y,
+            lo: ring.min.x,
+            hi: ring.max.x,
+        },
+        Face {
+            along_x: false,
+            fixed: ring.min.x,
+            lo: ring.min.y,
+            hi: ring.max.y,
+        },
+    ];
+    let own = own_face(&approach.ground, approach.from);
+    let half = approach.room / 2;
+    let mut spoken_for = false;
+    let mut check = |p: Vec2| -> bool {
+        if approach
+            .taken
+            .iter()
+            .any(|t| t.chebyshev(p) < approach.room)
+        {
+            if stands(p) {
+                spoken_for = true;
+            }
+            return false;
+        }
+        stands(p)
+    };
+    // The caller's own face, finely, outward from the nearest point.
+    let face = faces[own];
+    if let Some(p) = walk_face(&face, approach.from, half, approach.room / 4, &mut check) {
+        return Spot::Found(p);
+    }
+    // The whole edge, a worker's width at a step, nearest face points first.
+    let mut best: Option<(i128, Vec2)> = None;
+    for (k, face) in faces.iter().enumerate() {
+        if k == own {
+            continue;
+        }
+        let mut t = face.lo + half;
+        while t <= face.hi - half {
+            let p = face.point(t);
+            let d = squared(p - approach.from);
+            if best.is_none_or(|(bd, _)| d < bd) && check(p) {
+                best = Some((d, p));
+            }
+            t += approach.room.max(Fx::from_bits(1));
+        }
+    }
+    match best {
+        Some((_, p)) => Spot::Found(p),
+        None if spoken_for => Spot::Full,
+        None => Spot::Blocked,
+    }
+}
+
+/// Which face of `ground` a point at `from` looks at: 0 top, 1 right, 2 bottom, 3 left.
+fn own_face(ground: &Bounds, from: Vec2) -> usize {
+    let c = ground.middle();
+    let (hw, hh) = (
+        (ground.max.x - ground.min.x) / 2,
+        (ground.max.y - ground.min.y) / 2,
+    );
+    let (dx, dy) = (from.x - c.x, from.y - c.y);
+    if dx.abs() - hw > dy.abs() - hh {
+        if dx > Fx::ZERO {
+            1
+        } else {
+            3
+        }
+    } else if dy > Fx::ZERO {
+        2
+    } else {
+        0
+    }
+}
+
+/// Walks `face` from the point nearest `from` (kept `half` clear of its corners) outward both
+/// ways by `step`, returning the first point `check` accepts.
+fn walk_face(
+    face: &Face,
+    from: Vec2,
+    half: Fx,
+    step: Fx,
+    check: &mut impl FnMut(Vec2) -> bool,
+) -> Option<Vec2> {
+    let (lo, hi) = (face.lo + half, face.hi - half);
+    if lo > hi {
+        let mid = face.lo + face.length() / 2;
+        let p = face.point(mid);
+        return check(p).then_some(p);
+    }
+    let start = if face.along_x { from.x } else { from.y }.clamp(lo, hi);
+    let step = step.max(Fx::from_bits(1));
+    let mut k = 0;
+    loop {
+        let (a, b) = (start + step * k, start - step * k);
+        if a > hi && b < lo {
+            return None;
+        }
+        if a <= hi && check(face.point(a)) {
+            return Some(face.point(a));
+        }
+        if k > 0 && b >= lo && check(face.point(b)) {
+            return Some(face.point(b));
+        }
+        k += 1;
+    }
+}
+
+fn squared(v: Vec2) -> i128 {
+    crate::walk::apart::squared(v)
+}
+
+/// Whether a unit on `key` in `region` can stand at `p` and reach it: its tile is open and in its
+/// region. The usual `stands` for [`find_standing_spot`].
+pub fn stands_in(world: &World, key: Keyed, region: Option<RegionId>, p: Vec2) -> bool {
+    let grid = world.grid();
+    grid.passable_point(key, p)
+        && region.is_some()
+        && world.caches.regions.region_of(grid, key, p.tile()) == region
+}

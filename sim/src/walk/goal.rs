@@ -1,0 +1,93 @@
+//! Someone on the goal (spec: "Walking a route", "Someone on the goal").
+//!
+//! A unit sent to a point another already stands on stops as it comes up against them, then
+//! moves on to the nearest free place round the point that it can walk straight to: on square
+//! rings [`K_RING_SPACING`] apart, out to [`K_RINGS`] rings, at most [`K_MOST_RING_TRIES`] times.
+//! A villager walking to its work keeps the spot its work gave it (its walk has a target, and
+//! this is never asked for it).
+
+use super::apart::{squared, Stepper};
+use crate::astar::body_clear;
+use crate::nav::Body;
+use crate::position::{fx, fx_ratio, Fx, Vec2};
+use crate::world::{find, World};
+
+/// Rings round a taken goal lie this far apart: the spacing of a formation, 0.7 of a tile.
+pub const K_RING_SPACING: Fx = fx_ratio(7, 10);
+/// How many rings round a taken goal are tried.
+pub const K_RINGS: i32 = 4;
+/// How many times one order moves on to a free place round its goal.
+pub const K_MOST_RING_TRIES: u8 = 4;
+/// Walkers within this many tiles of a place are asked whether they are headed there.
+pub const K_HEADED_REACH: Fx = fx(6);
+
+/// The standing body whose box a walker of the stepper's radius at `goal` would overlap.
+pub fn taken_by<'a>(s: &'a Stepper<'a>, goal: Vec2) -> Option<&'a Body> {
+    s.survey
+        .near(goal, s.radius + s.widest)
+        .find(|b| b.entity != s.me && !b.moving && goal.chebyshev(b.middle) < s.radius + b.radius)
+}
+
+/// Whether a walker at `at` has come up against `b`: their bodies touch.
+pub fn up_against(s: &Stepper, at: Vec2, b: &Body) -> bool {
+    let reach = i128::from((s.radius + b.radius).to_bits());
+    squared(at - b.middle) <= reach * reach
+}
+
+/// Whether a walker at `at` has come up against anyone standing.
+pub fn against_standing(s: &Stepper, at: Vec2) -> bool {
+    s.survey
+        .near(at, s.radius + s.widest)
+        .any(|b| b.entity != s.me && !b.moving && up_against(s, at, b))
+}
+
+/// The nearest free place round `goal` on the rings that a walker at `at` can walk straight to:
+/// open ground, no body standing there, and no other walker headed there. `None` when every
+/// ring is taken. Same world, same place.
+pub fn free_place(world: &World, s: &Stepper, at: Vec2, goal: Vec2) -> Option<Vec2> {
+    for ring in 1..=K_RINGS {
+        let mut places: Vec<(i128, i128, i32, i32, Vec2)> = Vec::new();
+        for j in -ring..=ring {
+            for i in -ring..=ring {
+                if i.abs().max(j.abs()) != ring {
+                    continue;
+                }
+                let p = Vec2::new(
+                    goal.x + K_RING_SPACING * i64::from(i),
+                    goal.y + K_RING_SPACING * i64::from(j),
+                );
+                places.push((squared(p - goal), squared(p - at), j, i, p));
+            }
+        }
+        places.sort_unstable_by_key(|a| (a.0, a.1, a.2, a.3));
+        for &(_, _, _, _, p) in &places {
+            if free(world, s, p) && body_clear(s.grid, s.key, at, p, s.radius) {
+                return Some(p);
+            }
+        }
+    }
+    None
+}
+
+/// Whether a body of the stepper's radius could stand at `p`: open ground, nobody's box there,
+/// and nobody walking there.
+fn free(world: &World, s: &Stepper, p: Vec2) -> bool {
+    if !s.grid.passable_point(s.key, p) {
+        return false;
+    }
+    let room_for = |b: &Body| s.radius + b.radius;
+    let clear_of_bodies = s
+        .survey
+        .near(p, s.radius + s.widest + s.widest)
+        .all(|b| b.entity == s.me || p.chebyshev(b.middle) >= room_for(b));
+    clear_of_bodies
+        && s.survey
+            .near(p, K_HEADED_REACH)
+            .filter(|b| b.moving && b.entity != s.me)
+            .all(|b| {
+                let headed = find(&world.state.units, b.entity, |u| u.id)
+                    .and_then(|k| world.state.units[k].route.as_ref())
+                    .and_then(|r| r.waypoints.last().copied());
+                headed.is_none_or(|h| p.chebyshev(h) >= room_for(b))
+            })
+}

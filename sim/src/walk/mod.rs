@@ -1,0 +1,260 @@
+//! Walking a route (spec: "Walking a route", `Systems::MovementSystem`).
+//!
+//! Every unit with a route walks once a tick, in id order: its speed from its owner's rules (the
+//! ruleset's tiles per second, raised by technologies) times the tick's share of a second,
+//! capped by the route's `speed_cap` when it marches with slower units. Within a step it lands on
+//! each corner and goes on round it; within [`K_LOOK_AHEAD`] of a corner, with the next one in
+//! sight for its body, it cuts the corner. Ground closed across a step replans from where the
+//! unit stands, at most [`K_MOST_REPLANS`] times an order; a walk to something ends within its
+//! range ([`reach`]); walkers keep apart ([`apart`]); someone on the goal sends the walker to a
+//! free place round it ([`goal`]); under the ruleset's `push_idle`, movers push idle friends
+//! aside ([`push`]).
+
+pub mod apart;
+pub mod goal;
+pub mod push;
+pub mod reach;
+
+pub use apart::{Stepper, K_KEEP_APART};
+pub use goal::{K_MOST_RING_TRIES, K_RINGS, K_RING_SPACING};
+pub use reach::{box_of, in_range, reach_gap, walk_may_end, K_INSIDE};
+
+use crate::astar::body_clear;
+use crate::nav::{route_for, Ask};
+use crate::position::{fx, Fx, Vec2};
+use crate::world::{Order, Route, Unit, UnitState, World, TICK_MS};
+
+/// Within this distance of a corner, with the next in sight, a walker cuts the corner: a tile.
+pub const K_LOOK_AHEAD: Fx = fx(1);
+/// Ground closing across a walk replans it at most this many times an order.
+pub const K_MOST_REPLANS: u8 = 4;
+
+/// A unit's speed in tiles per second: its kind's, raised by its owner's technologies.
+pub fn speed_of(world: &World, u: &Unit) -> Fx {
+    let rules = world.rules();
+    let base = rules.units[u.kind as usize].speed;
+    let Some(player) = world.state.players.iter().find(|p| p.id == u.owner) else {
+        return base;
+    };
+    let percent: u32 = player
+        .technologies
+        .iter()
+        .filter_map(|&t| rules.technologies.get(t as usize))
+        .filter(|t| t.units.contains(&u.kind))
+        .map(|t| t.speed_percent)
+        .sum();
+    base * Fx::from_num(100 + percent) / fx(100)
+}
+
+/// How far a unit of `speed` tiles per second walks in one tick.
+pub fn speed_per_tick(speed: Fx) -> Fx {
+    speed * Fx::from_num(TICK_MS) / fx(1000)
+}
+
+/// The widest radius of any unit kind in the world's rules.
+pub fn widest(world: &World) -> Fx {
+    world
+        .rules()
+        .units
+        .iter()
+        .map(|k| k.radius)
+        .max()
+        .unwrap_or(Fx::ZERO)
+}
+
+/// What one tick's walk came to.
+enum Outcome {
+    /// Still walking; `ring` when it moved on to a free place round a taken goal.
+    Walking { at: Vec2, ring: bool },
+    /// The walk is over: arrived, in range, or stopped against whoever holds the goal.
+    Done(Vec2),
+    /// Ground closed across the step: plan again from here.
+    Replan(Vec2),
+}
+
+/// Walks every route once (tick step 6, with the pushes of `push_idle`). Same state, same walk.
+pub fn walk_all(world: &mut World) {
+    let widest = widest(world);
+    for i in 0..world.state.units.len() {
+        if world.state.units[i].hit_points == 0 {
+            continue;
+        }
+        let Some(mut route) = world.state.units[i].route.take() else {
+            if world.state.units[i].pushed.is_some() {
+                push::pushed_step(world, i, widest);
+            }
+            continue;
+        };
+        let outcome = walk(world, i, &mut route, widest);
+        let at = match outcome {
+            Outcome::Walking { at, ring } => {
+                let u = &mut world.state.units[i];
+                u.ring_tries += u8::from(ring);
+                u.route = Some(route);
+                at
+            }
+            Outcome::Done(at) => {
+                finish(&mut world.state.units[i]);
+                at
+            }
+            Outcome::Replan(at) => {
+                replan(world, i, route, at);
+                at
+            }
+        };
+        world.state.units[i].position = at;
+        world.caches.survey.move_body(i, at);
+        if world.rules().push_idle {
+            push::push_ahead(world, i, widest);
+        }
+    }
+}
+
+/// One unit's walk this tick.
+fn walk(world: &World, i: usize, route: &mut Route, widest: Fx) -> Outcome {
+    let u = &world.state.units[i];
+    let radius = world.rules().units[u.kind as usize].radius;
+    let s = Stepper {
+        grid: world.grid(),
+        survey: &world.caches.survey,
+        key: world.key_of(u),
+        me: u.id,
+        radius,
+        widest,
+    };
+    let mut speed = speed_of(world, u);
+    if let Some(cap) = route.speed_cap {
+        speed = speed.min(cap);
+    }
+    let ends_here = |at: Vec2, route: &Route| {
+        route
+            .target
+            .is_some_and(|t| walk_may_end(world, at, radius, t, route.range))
+    };
+    let mut at = u.position;
+    if ends_here(at, route) {
+        return Outcome::Done(at);
+    }
+    let mut left = speed_per_tick(speed);
+    let mut held = false;
+    while left > Fx::ZERO {
+        let Some(&next) = route.waypoints.first() else {
+            break;
+        };
+        let d = at.distance(next);
+        if d == Fx::ZERO {
+            route.waypoints.remove(0);
+            continue;
+        }
+        if route.waypoints.len() > 1
+            && d <= K_LOOK_AHEAD
+            && body_clear(s.grid, s.key, at, route.waypoints[1], radius)
+        {
+            route.waypoints.remove(0);
+            continue;
+        }
+        let (to, lands) = if d <= left {
+            (next, true)
+        } else {
+            (at + (next - at).with_length(left), false)
+        };
+        if !s.open_step(at, to) {
+            return Outcome::Replan(at);
+        }
+        let p = s.keep_apart(at, to);
+        if p == at {
+            held = true;
+            break;
+        }
+        left -= if p == to { d.min(left) } else { left };
+        at = p;
+        if ends_here(at, route) {
+            return Outcome::Done(at);
+        }
+        if p != to {
+            break;
+        }
+        if lands {
+            route.waypoints.remove(0);
+        }
+    }
+    if route.waypoints.is_empty() {
+        return Outcome::Done(at);
+    }
+    if route.target.is_none() && route.waypoints.len() == 1 {
+        // Someone on the goal: stop against them, then make for a free place round it. A walker
+        // held still on its last leg by those walking in does the same.
+        let goal = route.waypoints[0];
+        let against = goal::taken_by(&s, goal).is_some_and(|b| goal::up_against(&s, at, b));
+        let near_goal = at.chebyshev(goal) <= K_RING_SPACING * i64::from(K_RINGS);
+        let against_crowd = held && goal::against_standing(&s, at);
+        if against_crowd && !near_goal {
+            // Walking into a crowd at the goal: stop against those it comes to.
+            return Outcome::Done(at);
+        }
+        if (held && near_goal) || against {
+            if u.ring_tries >= K_MOST_RING_TRIES {
+                return Outcome::Done(at);
+            }
+            return match goal::free_place(world, &s, at, goal) {
+                Some(p) => {
+                    route.waypoints[0] = p;
+                    route.goal = p;
+                    Outcome::Walking { at, ring: true }
+                }
+                None => Outcome::Done(at),
+            };
+        }
+    }
+    Outcome::Walking { at, ring: false }
+}
+
+/// A walk is over: a move (or an attack-move with nothing left to fight) is done.
+fn finish(u: &mut Unit) {
+    u.route = None;
+    match u.order {
+        Order::Move { .. } => {
+            u.order = Order::Idle;
+            u.state = UnitState::Idle;
+        }
+        Order::AttackMove { .. } if u.fight.is_none() => {
+            u.order = Order::Idle;
+            u.state = UnitState::Idle;
+        }
+        _ => {}
+    }
+}
+
+/// Gives up a unit's order: it stands idle.
+pub fn give_up(u: &mut Unit) {
+    u.route = None;
+    u.fight = None;
+    u.order = Order::Idle;
+    u.state = UnitState::Idle;
+}
+
+/// Ground closed across the walk: plan again from where the unit stands, up to
+/// [`K_MOST_REPLANS`] times an order; then the order is given up.
+fn replan(world: &mut World, i: usize, old: Route, at: Vec2) {
+    let id = world.state.units[i].id;
+    if old.replans >= K_MOST_REPLANS {
+        give_up(&mut world.state.units[i]);
+        return;
+    }
+    let ask = Ask {
+        unit: id,
+        from: at,
+        to: old.goal,
+        target: old.target,
+        range: old.range,
+    };
+    world.counters.replans += 1;
+    match route_for(world, &ask) {
+        Some(mut r) => {
+            r.replans = old.replans + 1;
+            r.speed_cap = old.speed_cap;
+            world.state.units[i].route = Some(r);
+        }
+        None => give_up(&mut world.state.units[i]),
+    }
+}

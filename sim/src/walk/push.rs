@@ -1,0 +1,94 @@
+//! Pushing idle friends aside (devlog: "Unit Pushing"), only under the ruleset's `push_idle`;
+//! off, the spec's rule holds and nobody standing is pushed.
+//!
+//! A mover pushes idle friendly units in a cone of ±60° ahead of it ([`K_PUSH_CONE_COS`]), each
+//! sideways by the side it stands on. A pushed unit may push others in turn; a chain ends when the
+//! pusher has passed (more than [`K_PUSH_REACH`] of their radii apart) or stopped.
+
+use super::apart::{squared, Stepper};
+use crate::position::{fx, fx_ratio, Fx, Vec2};
+use crate::world::{find, Order, Push, World};
+
+/// The cosine of the push cone's half-angle, 60°: a body ahead within it is pushed.
+pub const K_PUSH_CONE_COS: Fx = fx_ratio(1, 2);
+/// A push lasts while pusher and pushed are within this many times their radii together.
+pub const K_PUSH_REACH: Fx = fx(2);
+
+/// Mover `i` (which just stepped) pushes the idle friends touching it in its cone ahead.
+pub fn push_ahead(world: &mut World, i: usize, widest: Fx) {
+    let u = &world.state.units[i];
+    let step = u.position - u.previous_position;
+    if step == Vec2::ZERO {
+        return;
+    }
+    let (me, owner, at) = (u.id, u.owner, u.position);
+    let radius = world.rules().units[u.kind as usize].radius;
+    let len = step.length();
+    let mut pushes = Vec::new();
+    for b in world.caches.survey.near(at, radius + widest) {
+        if b.entity == me || b.moving || !world.allied(owner, b.owner) {
+            continue;
+        }
+        let to_b = b.middle - at;
+        let reach = i128::from((radius + b.radius).to_bits());
+        if squared(to_b) > reach * reach {
+            continue;
+        }
+        // Inside the cone: cos(angle) = step·to_b / (|step| |to_b|) ≥ cos 60°.
+        if step.dot(to_b) < K_PUSH_CONE_COS * len * to_b.length() {
+            continue;
+        }
+        let side = if step.cross(to_b) >= Fx::ZERO {
+            step.perp()
+        } else {
+            -step.perp()
+        };
+        pushes.push((b.entity, side.with_length(len)));
+    }
+    for (id, nudge) in pushes {
+        if let Some(v) = world.unit_mut(id) {
+            if v.order == Order::Idle && v.route.is_none() {
+                v.pushed = Some(Push { by: me, nudge });
+            }
+        }
+    }
+}
+
+/// A pushed unit `i` steps aside by its nudge, onto open ground only, and pushes on in turn;
+/// the push ends once the pusher has passed or stopped.
+pub fn pushed_step(world: &mut World, i: usize, widest: Fx) {
+    let Some(push) = world.state.units[i].pushed else {
+        return;
+    };
+    let u = &world.state.units[i];
+    let radius = world.rules().units[u.kind as usize].radius;
+    let pusher = find(&world.state.units, push.by, |p| p.id).map(|k| &world.state.units[k]);
+    let going = pusher.is_some_and(|p| {
+        let pr = world.rules().units[p.kind as usize].radius;
+        let moving = p.route.is_some() || p.pushed.is_some();
+        let reach = i128::from(((radius + pr) * K_PUSH_REACH).to_bits());
+        moving
+            && p.position != p.previous_position
+            && squared(p.position - u.position) <= reach * reach
+    });
+    if !going || u.order != Order::Idle || u.route.is_some() {
+        world.state.units[i].pushed = None;
+        return;
+    }
+    let s = Stepper {
+        grid: world.grid(),
+        survey: &world.caches.survey,
+        key: world.key_of(u),
+        me: u.id,
+        radius,
+        widest,
+    };
+    let to = u.position + push.nudge;
+    if !s.open_step(u.position, to) {
+        world.state.units[i].pushed = None;
+        return;
+    }
+    world.state.units[i].position = to;
+    world.caches.survey.move_body(i, to);
+    push_ahead(world, i, widest);
+}
