@@ -16,6 +16,7 @@
 //! place house at 30 31 turned by 5
 //! stop 3 4 | hold 3 4 | delete 3 4
 //! formation line 3 4 5           set the group's formation: line, staggered, box, flank, shape
+//! disband 3 4 5                  take the units out of their formation
 //! chat TEXT…                     a chat line to everyone in the match
 //! pause | resume | leave | help
 //! ```
@@ -43,6 +44,7 @@ build U… on T             build or repair building T
 place KIND at X Y [turned] by U…   lay a foundation at tile (X, Y); U… build it
 stop U… | hold U… | delete U…
 formation line|staggered|box|flank|shape U…
+disband U…                take units out of their formation
 chat TEXT…                say something to the match
 pause | resume | leave | help";
 
@@ -145,11 +147,12 @@ fn parse_command(verb: &str, rest: &[&str]) -> Result<Command, TextError> {
                 _ => Command::Build { units, target },
             }
         }
-        "stop" | "hold" | "delete" => {
+        "stop" | "hold" | "delete" | "disband" => {
             let units = unit_list(verb, rest, UNITS)?;
             match verb {
                 "stop" => Command::Stop { units },
                 "hold" => Command::Hold { units },
+                "disband" => Command::Disband { units },
                 _ => Command::Delete { units },
             }
         }
@@ -283,6 +286,7 @@ impl fmt::Display for CommandText<'_> {
             Command::Stop { units } => ("stop", units),
             Command::Hold { units } => ("hold", units),
             Command::Delete { units } => ("delete", units),
+            Command::Disband { units } => ("disband", units),
             Command::SetFormation { units, formation } => {
                 write!(f, "formation {} ", formation_word(*formation))?;
                 return write_units(f, units);
@@ -373,6 +377,7 @@ mod tests {
             "hold 3",
             "delete 8",
             "formation staggered 3 4 5",
+            "disband 3 4 5",
         ];
         let mut seen = std::collections::HashSet::new();
         for l in lines {
@@ -380,7 +385,7 @@ mod tests {
             seen.insert(std::mem::discriminant(&c));
             assert_eq!(command(&command_text(&c)), c, "round trip of `{l}`");
         }
-        assert_eq!(seen.len(), 12, "one line per sim command");
+        assert_eq!(seen.len(), 13, "one line per sim command");
     }
 
     #[test]
