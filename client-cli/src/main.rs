@@ -20,6 +20,8 @@ enum Cmd {
     Bot(cmd::bot::Args),
     Replay(cmd::replay::Args),
     Token(cmd::token::Args),
+    /// Run the movement spec's self-checks, printing each one's figures; exit 1 on a failure.
+    Verify(cmd::verify::Args),
 }
 
 fn main() -> ExitCode {
@@ -30,6 +32,7 @@ fn main() -> ExitCode {
         Cmd::Bot(a) => cmd::bot::run(a),
         Cmd::Replay(a) => cmd::replay::run(a),
         Cmd::Token(a) => cmd::token::run(a),
+        Cmd::Verify(a) => cmd::verify::run(a),
     };
     match result {
         Ok(code) => code,

@@ -84,3 +84,10 @@ pub const LAG_DROP_TURNS: u64 = 96;
 
 /// The server pings every client this often, in milliseconds.
 pub const PING_INTERVAL_MS: u64 = 500;
+
+/// The largest command, in bytes encoded; a larger one is refused (`OverLimit`).
+pub const MAX_COMMAND_BYTES: usize = 8 * 1024;
+
+/// The most bytes of commands one player may have in one turn; more move on to the next turn.
+/// With [`MAX_PLAYERS`] players a bundle stays well inside [`MAX_FRAME_BYTES`].
+pub const MAX_COMMAND_BYTES_PER_TURN: usize = 96 * 1024;

@@ -1,1 +1,13 @@
-//! cohort-server: the sans-IO lockstep core.
+//! cohort-server: the lockstep server (DESIGN.md, "Lockstep").
+//!
+//! - [`lockstep`]: the sans-IO `Match` — events and the time in, actions out;
+//! - [`admit`]: checking a connection's Hello and token before it reaches a match;
+//! - [`config`]: the configuration file, flags and environment;
+//! - [`tls`]: certificates (files, or a self-signed one and its fingerprint);
+//! - [`driver`]: the tokio/quinn driver that moves bytes and timers for many matches.
+
+pub mod admit;
+pub mod config;
+pub mod driver;
+pub mod lockstep;
+pub mod tls;

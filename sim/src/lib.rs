@@ -13,7 +13,9 @@ pub mod map;
 pub mod nav;
 pub mod position;
 pub mod ruleset;
+pub mod scenario;
 pub mod tick;
+pub mod verify;
 pub mod walk;
 pub mod world;
 

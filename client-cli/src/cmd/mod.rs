@@ -6,3 +6,4 @@ pub mod play;
 pub mod replay;
 pub mod sim;
 pub mod token;
+pub mod verify;

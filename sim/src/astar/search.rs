@@ -220,6 +220,9 @@ impl Estimate<'_> {
     #[inline]
     fn at(&self, x: i32, y: i32, p: usize) -> u32 {
         let mut best = octile(x - self.goal.x, y - self.goal.y);
+        if self.chosen.count == 0 {
+            return best;
+        }
         let here = &self.table[p * K_LANDMARKS..(p + 1) * K_LANDMARKS];
         for c in 0..self.chosen.count {
             let d = here[self.chosen.landmark[c]];

@@ -70,6 +70,9 @@ pub fn plan_chase(world: &mut World, i: usize, target: EntityId, range: Fx) -> O
     let tmid = tbox.middle();
     let gap = reach_gap(&Bounds::around(at, radius), &tbox);
     let building = world.building(target).is_some();
+    let region = region_here(&world.caches.regions, world.grid(), key, at.tile());
+    // A building, or a unit standing where the chaser cannot go, is reached at its edge.
+    let at_its_edge = packs || building || !stands_in(world, key, region, tmid);
     let ask = Ask {
         unit: me,
         from: at,
@@ -84,7 +87,7 @@ pub fn plan_chase(world: &mut World, i: usize, target: EntityId, range: Fx) -> O
             }
             let n = r.waypoints.len();
             let leg_from = if n >= 2 { r.waypoints[n - 2] } else { at };
-            if body_clear(world.grid(), key, leg_from, tmid, radius) {
+            if !at_its_edge && body_clear(world.grid(), key, leg_from, tmid, radius) {
                 let mut r = r.clone();
                 r.waypoints[n - 1] = tmid;
                 r.goal = tmid;
@@ -105,7 +108,12 @@ pub fn plan_chase(world: &mut World, i: usize, target: EntityId, range: Fx) -> O
             world.counters.shared_walks += 1;
             return Some(s.walk.route.clone());
         }
-        let mut route = route_for(world, &ask)?;
+        let to = if at_its_edge {
+            place_round(world, i, target, &tbox, range)?
+        } else {
+            tmid
+        };
+        let mut route = route_for(world, &Ask { to, ..ask })?;
         keep_lane(world, i, target, &mut route);
         world.caches.shared_chases.push(SharedChase {
             target,
@@ -119,11 +127,7 @@ pub fn plan_chase(world: &mut World, i: usize, target: EntityId, range: Fx) -> O
         });
         return Some(route);
     }
-    let surround = packs || building || (melee && gap <= K_SURROUND_NEAR) || {
-        let region = region_here(&world.caches.regions, world.grid(), key, at.tile());
-        !stands_in(world, key, region, tmid)
-    };
-    if surround {
+    if at_its_edge || (melee && gap <= K_SURROUND_NEAR) {
         if let Some(p) = place_round(world, i, target, &tbox, range) {
             return route_for(world, &Ask { to: p, ..ask });
         }

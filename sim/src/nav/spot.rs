@@ -17,6 +17,10 @@ use crate::grid::{Keyed, RegionId};
 use crate::position::{Bounds, Fx, Vec2};
 use crate::world::World;
 
+/// Spots a worker's width apart less this (a 256th of a tile) count as apart: steps of a
+/// quarter of the room add up a few fixed-point bits short.
+pub const K_ROUNDING: Fx = Fx::from_bits(1 << 8);
+
 /// The answer of [`find_standing_spot`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Spot {
@@ -102,7 +106,7 @@ pub fn find_standing_spot(approach: &Approach, stands: impl Fn(Vec2) -> bool) ->
         if approach
             .taken
             .iter()
-            .any(|t| t.chebyshev(p) < approach.room)
+            .any(|t| t.chebyshev(p) < approach.room - K_ROUNDING)
         {
             if stands(p) {
                 spoken_for = true;

@@ -1,5 +1,294 @@
-//! Step 5: villagers' work — approach, gather, carry, drop, build. Filled by issue 4.
+//! Step 5: villagers' work — approach, gather, carry, drop, build.
+//!
+//! A villager told to gather joins that resource's crew. It asks the standing-spot planner for a
+//! place at the resource (its crew mates' spots taken) and keeps that spot while it walks; when
+//! the open ground is all spoken for it waits a body's width further out until a spot comes
+//! free. At the resource it gathers at the resource's rate until it carries its load, then
+//! carries it to the nearest drop site of its owner that takes the good (a spot at its edge too),
+//! and goes back. A resource runs out: a tree is felled and frees its tile, and the crew moves to
+//! the nearest resource of the same kind within [`K_NEXT_RESOURCE_REACH`]. A villager told to
+//! build works at a foundation from its own spot until the building is complete.
 
-use crate::world::World;
+use crate::nav::{
+    find_standing_spot, region_here, route_for, spot::stands_in, Approach, Ask, Spot,
+};
+use crate::position::{fx, Bounds, Fx, Vec2};
+use crate::ruleset::Good;
+use crate::walk::{give_up, in_range, K_INSIDE};
+use crate::world::{find, EntityId, Order, UnitState, World, TICK_MS};
 
-pub fn run(_world: &mut World) {}
+/// A crew whose resource ran out looks this many tiles round it for another of the same kind.
+pub const K_NEXT_RESOURCE_REACH: i32 = 8;
+/// A villager's walk to its spot ends at the spot, never earlier: its target's range is this far
+/// below touching (no body reaches that deep into what it works at).
+const K_AT_THE_SPOT: Fx = fx(-1);
+
+pub fn run(world: &mut World) {
+    for i in 0..world.state.units.len() {
+        let u = &world.state.units[i];
+        if u.hit_points == 0 {
+            continue;
+        }
+        match u.order {
+            Order::Gather { target } => gather(world, i, target),
+            Order::Build { target } => build(world, i, target),
+            _ => {}
+        }
+    }
+}
+
+/// The ground a worker approaches: a resource's tile or a building's footprint.
+fn ground_of(world: &World, id: EntityId) -> Option<Bounds> {
+    if let Some(r) = world.resource(id) {
+        return Some(Bounds::of_tile(r.tile));
+    }
+    world.building(id).map(|b| b.footprint.bounds())
+}
+
+/// Where the crew mates of unit `i` at `target` stand or are headed.
+fn crew_spots(world: &World, i: usize, target: EntityId) -> Vec<Vec2> {
+    let me = world.state.units[i].id;
+    world
+        .state
+        .units
+        .iter()
+        .filter(|u| {
+            u.id != me
+                && u.hit_points > 0
+                && matches!(u.order, Order::Gather { target: t } | Order::Build { target: t } if t == target)
+        })
+        .filter_map(|u| u.work_spot)
+        .collect()
+}
+
+/// Sends unit `i` to a standing spot at `target` (taking `taken` as spoken for); when all are
+/// taken it waits a body's width further out. Gives up when the ground is blocked all round.
+fn approach(world: &mut World, i: usize, target: EntityId, taken: &[Vec2]) {
+    let Some(ground) = ground_of(world, target) else {
+        give_up(&mut world.state.units[i]);
+        return;
+    };
+    let u = &world.state.units[i];
+    let radius = world.rules().units[u.kind as usize].radius;
+    let key = world.key_of(u);
+    let region = region_here(&world.caches.regions, world.grid(), key, u.position.tile());
+    let (id, at) = (u.id, u.position);
+    let mut outside = radius - K_INSIDE;
+    let mut wait = false;
+    let mut spot = None;
+    for _ in 0..2 {
+        let ask = Approach {
+            ground,
+            from: at,
+            outside,
+            room: radius * 2,
+            taken,
+        };
+        let stands = |p: Vec2| stands_in(world, key, region, p);
+        match find_standing_spot(&ask, stands) {
+            Spot::Found(p) => {
+                spot = Some(p);
+                break;
+            }
+            Spot::Full if !wait => {
+                // A spot will come free: wait a body's width further out.
+                wait = true;
+                outside += radius * 2;
+            }
+            Spot::Full | Spot::Blocked => {
+                outside += radius * 2;
+            }
+        }
+    }
+    let Some(p) = spot else {
+        give_up(&mut world.state.units[i]);
+        return;
+    };
+    if wait && at.chebyshev(p) <= radius {
+        // Already waiting there.
+        world.state.units[i].work_spot = None;
+        return;
+    }
+    let ask = Ask {
+        unit: id,
+        from: at,
+        to: p,
+        target: (!wait).then_some(target),
+        range: K_AT_THE_SPOT,
+    };
+    let route = route_for(world, &ask);
+    let u = &mut world.state.units[i];
+    u.work_spot = (!wait).then_some(p);
+    match route {
+        Some(r) => u.route = Some(r),
+        None if at.chebyshev(p) <= radius => u.route = None,
+        None => give_up(u),
+    }
+}
+
+/// Whether unit `i` stands at its work: its body within reach of `target`'s box.
+fn at_work(world: &World, i: usize, target: EntityId) -> bool {
+    let u = &world.state.units[i];
+    let radius = world.rules().units[u.kind as usize].radius;
+    in_range(world, u.position, radius, target, K_INSIDE)
+}
+
+fn gather(world: &mut World, i: usize, target: EntityId) {
+    let u = &world.state.units[i];
+    let kind = &world.rules().units[u.kind as usize];
+    let capacity = kind.carry.max(1);
+    let carried = u.carrying.map(|(_, n)| n).unwrap_or(0);
+    let resource = world.resource(target).cloned();
+    if carried >= capacity || (resource.is_none() && carried > 0) {
+        carry_to_drop(world, i);
+        return;
+    }
+    let Some(resource) = resource else {
+        give_up(&mut world.state.units[i]);
+        return;
+    };
+    if world.state.units[i].route.is_some() {
+        return;
+    }
+    if !at_work(world, i, target) {
+        let taken = crew_spots(world, i, target);
+        approach(world, i, target, &taken);
+        return;
+    }
+    let rk = &world.rules().resources[resource.kind as usize];
+    let (good, rate) = (rk.gives, rk.gather_per_second);
+    let u = &mut world.state.units[i];
+    u.state = UnitState::Gathering;
+    if u.carrying.is_some_and(|(g, _)| g != good) {
+        u.carrying = None;
+    }
+    u.gather_progress += rate * Fx::from_num(TICK_MS) / fx(1000);
+    let mut took = 0u32;
+    while u.gather_progress >= fx(1) && took < resource.amount {
+        u.gather_progress -= fx(1);
+        took += 1;
+    }
+    if took == 0 {
+        return;
+    }
+    let n = u.carrying.map(|(_, n)| n).unwrap_or(0) + took;
+    u.carrying = Some((good, n));
+    let Some(k) = find(&world.state.resources, target, |r| r.id) else {
+        return;
+    };
+    world.state.resources[k].amount -= took;
+    if world.state.resources[k].amount == 0 {
+        ran_out(world, target);
+    }
+}
+
+/// A resource ran out: it is removed (a felled tree frees its tile) and its crew moves on to the
+/// nearest resource of the same kind within [`K_NEXT_RESOURCE_REACH`], or carries home and stops.
+fn ran_out(world: &mut World, id: EntityId) {
+    let Some(r) = world.resource(id).cloned() else {
+        return;
+    };
+    world.remove_resource(id);
+    let next = world
+        .state
+        .resources
+        .iter()
+        .filter(|o| o.kind == r.kind)
+        .map(|o| {
+            let d = (o.tile.x - r.tile.x).abs().max((o.tile.y - r.tile.y).abs());
+            (d, o.id)
+        })
+        .filter(|&(d, _)| d <= K_NEXT_RESOURCE_REACH)
+        .min()
+        .map(|(_, id)| id);
+    for u in &mut world.state.units {
+        if u.order == (Order::Gather { target: id }) {
+            u.work_spot = None;
+            u.route = None;
+            if let Some(n) = next {
+                u.order = Order::Gather { target: n };
+            }
+        }
+    }
+}
+
+/// The nearest complete drop site of unit `i`'s owner that takes `good`.
+fn nearest_drop(world: &World, i: usize, good: Good) -> Option<EntityId> {
+    let u = &world.state.units[i];
+    let rules = world.rules();
+    world
+        .state
+        .buildings
+        .iter()
+        .filter(|b| {
+            b.owner == u.owner
+                && b.complete
+                && rules.buildings[b.kind as usize].drop_site.contains(&good)
+        })
+        .map(|b| (b.footprint.bounds().distance_from(u.position), b.id))
+        .min()
+        .map(|(_, id)| id)
+}
+
+/// Unit `i` carries its load to the nearest drop site and drops it into its owner's stock.
+fn carry_to_drop(world: &mut World, i: usize) {
+    let Some((good, n)) = world.state.units[i].carrying else {
+        return;
+    };
+    let Some(drop) = nearest_drop(world, i, good) else {
+        give_up(&mut world.state.units[i]);
+        return;
+    };
+    if at_work(world, i, drop) {
+        let owner = world.state.units[i].owner;
+        if let Some(p) = world.state.players.iter_mut().find(|p| p.id == owner) {
+            p.stock[good.index()] = p.stock[good.index()].saturating_add(n);
+        }
+        let u = &mut world.state.units[i];
+        u.carrying = None;
+        u.work_spot = None;
+        u.route = None;
+        return;
+    }
+    let walking_there = world.state.units[i]
+        .route
+        .as_ref()
+        .is_some_and(|r| r.target == Some(drop));
+    if !walking_there {
+        world.state.units[i].route = None;
+        approach(world, i, drop, &[]);
+    }
+}
+
+fn build(world: &mut World, i: usize, target: EntityId) {
+    let Some(b) = world.building(target).cloned() else {
+        give_up(&mut world.state.units[i]);
+        return;
+    };
+    if b.complete {
+        give_up(&mut world.state.units[i]);
+        return;
+    }
+    if world.state.units[i].route.is_some() {
+        return;
+    }
+    if !at_work(world, i, target) {
+        let taken = crew_spots(world, i, target);
+        approach(world, i, target, &taken);
+        return;
+    }
+    world.state.units[i].state = UnitState::Building;
+    let spec = &world.rules().buildings[b.kind as usize];
+    let (build_ms, full) = (spec.build_ms.max(1), spec.hit_points);
+    let Some(k) = find(&world.state.buildings, target, |x| x.id) else {
+        return;
+    };
+    let b = &mut world.state.buildings[k];
+    b.built_ms = (b.built_ms + TICK_MS).min(build_ms);
+    let gained = (u64::from(full) * u64::from(TICK_MS) / u64::from(build_ms)).max(1) as u32;
+    b.hit_points = (b.hit_points + gained).min(full);
+    if b.built_ms >= build_ms {
+        b.complete = true;
+        b.hit_points = full;
+    }
+}

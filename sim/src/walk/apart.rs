@@ -8,11 +8,26 @@
 use crate::astar::middle_clear;
 use crate::grid::{Grid, Keyed};
 use crate::nav::{Body, Survey};
-use crate::position::{fx_ratio, Fx, Vec2};
+use crate::position::{fx_ratio, tile_of, Fx, Tile, Vec2};
+
+/// The tile a coordinate falls on.
+trait TileX {
+    fn tile_x(self) -> i32;
+}
+
+impl TileX for Fx {
+    fn tile_x(self) -> i32 {
+        tile_of(self)
+    }
+}
 use crate::world::EntityId;
 
 /// A walker keeps at least this share of its and another body's radii together between them.
 pub const K_KEEP_APART: Fx = fx_ratio(3, 4);
+
+/// A body's box is tested this much inside its edge (a 32nd of a tile, more than `K_INSIDE`), so
+/// a body standing against what it works at or fights does not count as touching it.
+pub const K_BODY_SLACK: Fx = fx_ratio(1, 32);
 
 /// The walker and what it walks over, for one step.
 pub struct Stepper<'a> {
@@ -45,6 +60,28 @@ impl Stepper<'_> {
     pub fn open_step(&self, from: Vec2, p: Vec2) -> bool {
         (p.tile() == from.tile() || self.grid.passable_point(self.key, p))
             && middle_clear(self.grid, self.key, from, p)
+    }
+
+    /// Whether the walker's body at `p` touches no closed tile it did not already touch at
+    /// `from`: a bend never pushes a body into a wall, a tree or a mine.
+    pub fn body_open(&self, from: Vec2, p: Vec2) -> bool {
+        let r = self.radius - K_BODY_SLACK;
+        let span = |c: Vec2| {
+            (
+                (c.x - r).tile_x(),
+                (c.x + r).tile_x(),
+                (c.y - r).tile_x(),
+                (c.y + r).tile_x(),
+            )
+        };
+        let (ax0, ax1, ay0, ay1) = span(from);
+        let (x0, x1, y0, y1) = span(p);
+        (y0..=y1).all(|y| {
+            (x0..=x1).all(|x| {
+                (x >= ax0 && x <= ax1 && y >= ay0 && y <= ay1)
+                    || self.grid.passable(self.key, Tile::new(x, y))
+            })
+        })
     }
 
     /// Bodies a walker at `p` might come too near.

@@ -161,6 +161,19 @@ fn walk(world: &World, i: usize, route: &mut Route, widest: Fx) -> Outcome {
         if !s.open_step(at, to) {
             return Outcome::Replan(at);
         }
+        // A body about to rub into closed ground beside its line slides along it instead.
+        let to = if s.body_open(at, to) {
+            to
+        } else {
+            match slide(&s, at, to) {
+                Some(p) => p,
+                None => {
+                    held = true;
+                    break;
+                }
+            }
+        };
+        let lands = lands && to == next;
         let p = s.keep_apart(at, to);
         if p == at {
             held = true;
@@ -207,6 +220,22 @@ fn walk(world: &World, i: usize, route: &mut Route, widest: Fx) -> Outcome {
         }
     }
     Outcome::Walking { at, ring: false }
+}
+
+/// The step from `at` toward `to` along one axis only, whichever goes further with the body
+/// clear of closed ground: sliding along a wall.
+fn slide(s: &Stepper, at: Vec2, to: Vec2) -> Option<Vec2> {
+    let along_x = Vec2::new(to.x, at.y);
+    let along_y = Vec2::new(at.x, to.y);
+    let mut options = [
+        ((to.x - at.x).abs(), along_x),
+        ((to.y - at.y).abs(), along_y),
+    ];
+    options.sort_by_key(|o| std::cmp::Reverse(o.0));
+    options
+        .into_iter()
+        .map(|(_, p)| p)
+        .find(|&p| p != at && s.open_step(at, p) && s.body_open(at, p))
 }
 
 /// A walk is over: a move (or an attack-move with nothing left to fight) is done.

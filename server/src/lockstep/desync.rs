@@ -1,0 +1,234 @@
+//! Desyncs: a client's hash differs from the server's. Everyone is told; the diverging client
+//! is asked for its snapshot; a report is written (docs/FILES.md) with the replay so far,
+//! every peer's hash at the failing turn, and the server's and the client's states; the match
+//! goes on or stops as configured.
+
+use super::{Action, Match, OnDesync, PeerId, Phase};
+use cohort_protocol::codec::decode_snapshot;
+use cohort_protocol::limits::{MAX_SNAPSHOT_BYTES, SNAPSHOT_CHUNK_BYTES};
+use cohort_protocol::message::{
+    DesyncNotice, EndReason, ErrorCode, Role, ServerMessage, SnapshotChunk,
+};
+use cohort_protocol::replay::ReplayHeader;
+use cohort_protocol::report::{ClientSide, DesyncReport, PeerHash, StateView};
+use cohort_protocol::setup::run_bundle;
+use cohort_sim::{PlayerId, StateHash, World};
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+/// How long the server waits for a diverging client's snapshot before writing the report
+/// without it, in milliseconds.
+pub const SNAPSHOT_WAIT_MS: u64 = 10_000;
+
+/// The most desync reports one match writes.
+pub const MAX_REPORTS_PER_MATCH: u32 = 4;
+
+/// A report waiting for the diverging client's snapshot.
+#[derive(Debug)]
+pub(super) struct PendingReport {
+    turn: u64,
+    diverged: Vec<PlayerId>,
+    from: PeerId,
+    deadline: Instant,
+    chunks: Vec<Option<Vec<u8>>>,
+    snapshot_turn: u64,
+}
+
+#[derive(Debug, Default)]
+pub(super) struct DesyncState {
+    /// Players known to have diverged (told once).
+    diverged: BTreeSet<PlayerId>,
+    pending: Option<PendingReport>,
+    reports: u32,
+}
+
+impl DesyncState {
+    pub fn deadline(&self) -> Option<Instant> {
+        self.pending.as_ref().map(|p| p.deadline)
+    }
+
+    /// A diverging client went away at `now`: its snapshot will not come.
+    pub fn peer_gone(&mut self, peer: PeerId, now: Instant) {
+        if let Some(p) = &mut self.pending {
+            if p.from == peer {
+                p.deadline = now.min(p.deadline);
+            }
+        }
+    }
+}
+
+impl Match {
+    pub(super) fn desync_found(
+        &mut self,
+        peer: PeerId,
+        turn: u64,
+        theirs: StateHash,
+        ours: StateHash,
+    ) {
+        self.stats.desyncs += 1;
+        let role = self.peers[&peer].role;
+        tracing::error!(match_id = %self.id(), peer, ?role, turn, server = %ours, client = %theirs, "desync");
+        let Role::Player(player) = role else {
+            // A spectator's view is its own business: tell it, play on.
+            self.send(
+                peer,
+                ServerMessage::DesyncNotice(DesyncNotice {
+                    turn,
+                    players: vec![],
+                    server_hash: ours,
+                    continuing: true,
+                }),
+            );
+            return;
+        };
+        if !self.desync.diverged.insert(player) {
+            return;
+        }
+        let stop = self.settings.on_desync == OnDesync::Stop;
+        self.broadcast(ServerMessage::DesyncNotice(DesyncNotice {
+            turn,
+            players: vec![player],
+            server_hash: ours,
+            continuing: !stop,
+        }));
+        match &mut self.desync.pending {
+            Some(p) if p.turn == turn => p.diverged.push(player),
+            Some(_) => {}
+            None if self.desync.reports < MAX_REPORTS_PER_MATCH => {
+                let now = self.now;
+                self.desync.pending = Some(PendingReport {
+                    turn,
+                    diverged: vec![player],
+                    from: peer,
+                    deadline: now + Duration::from_millis(SNAPSHOT_WAIT_MS),
+                    chunks: Vec::new(),
+                    snapshot_turn: 0,
+                });
+                self.send(peer, ServerMessage::SnapshotRequest);
+            }
+            None => {}
+        }
+        if stop && self.phase == Phase::Running {
+            self.phase = Phase::Stopping;
+            if self.desync.pending.is_none() {
+                self.end(EndReason::Desync);
+            }
+        }
+    }
+
+    /// A piece of a diverging client's snapshot.
+    pub(super) fn snapshot_chunk(&mut self, peer: PeerId, chunk: SnapshotChunk) {
+        let Some(p) = self.desync.pending.as_mut().filter(|p| p.from == peer) else {
+            self.refuse(
+                peer,
+                ErrorCode::BadSnapshot,
+                "no snapshot was asked of this client",
+            );
+            return;
+        };
+        let most = MAX_SNAPSHOT_BYTES.div_ceil(SNAPSHOT_CHUNK_BYTES) as u32;
+        if chunk.count == 0
+            || chunk.count > most
+            || chunk.index >= chunk.count
+            || chunk.bytes.len() > SNAPSHOT_CHUNK_BYTES
+            || (!p.chunks.is_empty()
+                && (p.chunks.len() != chunk.count as usize || p.snapshot_turn != chunk.turn))
+        {
+            self.refuse(
+                peer,
+                ErrorCode::BadSnapshot,
+                "snapshot pieces do not fit together",
+            );
+            return;
+        }
+        if p.chunks.is_empty() {
+            p.chunks = vec![None; chunk.count as usize];
+            p.snapshot_turn = chunk.turn;
+        }
+        p.chunks[chunk.index as usize] = Some(chunk.bytes);
+        if p.chunks.iter().all(Option::is_some) {
+            let p = self.desync.pending.take().expect("pending");
+            let bytes: Vec<u8> = p.chunks.iter().flatten().flatten().copied().collect();
+            let client = self.client_side(peer, p.snapshot_turn, &bytes);
+            if client.is_none() {
+                self.refuse(peer, ErrorCode::BadSnapshot, "the snapshot did not load");
+            }
+            self.write_report(p.turn, p.diverged, client);
+        }
+    }
+
+    /// The snapshot did not come in time: the report goes without it.
+    pub(super) fn give_up_on_snapshot(&mut self) {
+        if let Some(p) = self.desync.pending.take() {
+            tracing::warn!(match_id = %self.id(), turn = p.turn, "no snapshot from the diverging client; report without it");
+            self.write_report(p.turn, p.diverged, None);
+        }
+    }
+
+    fn client_side(&mut self, peer: PeerId, turn: u64, bytes: &[u8]) -> Option<ClientSide> {
+        let snapshot = decode_snapshot(bytes).ok()?;
+        if turn >= self.turns_run {
+            return None;
+        }
+        let world = World::from_snapshot(self.rules.clone(), snapshot).ok()?;
+        let server = self.world_after(turn)?;
+        let p = self.peers.get(&peer)?;
+        Some(ClientSide {
+            player: p.player()?,
+            name: p.name.clone(),
+            view: StateView::of(&world, turn),
+            server_view: StateView::of(&server, turn),
+        })
+    }
+
+    /// The server's world after `turn`, re-simulated from the nearest checkpoint.
+    pub fn world_after(&self, turn: u64) -> Option<World> {
+        let runs = turn + 1;
+        if runs > self.turns_run {
+            return None;
+        }
+        let (from, snap) = self.checkpoints.iter().rev().find(|(n, _)| *n <= runs)?;
+        let mut world = World::from_snapshot(self.rules.clone(), snap.clone()).ok()?;
+        for r in &self.records[*from as usize..runs as usize] {
+            run_bundle(&mut world, &r.bundle, self.settings.config.turn_ticks);
+        }
+        Some(world)
+    }
+
+    fn write_report(&mut self, turn: u64, diverged: Vec<PlayerId>, client: Option<ClientSide>) {
+        let Some(server) = self.world_after(turn) else {
+            tracing::error!(match_id = %self.id(), turn, "could not re-simulate to the failing turn");
+            return;
+        };
+        let peer_hashes = self
+            .peers
+            .values()
+            .filter_map(|p| {
+                Some(PeerHash {
+                    player: p.player()?,
+                    name: p.name.clone(),
+                    hash: p.hash_at(turn),
+                })
+            })
+            .collect();
+        let report = DesyncReport {
+            header: ReplayHeader {
+                config: self.settings.config.clone(),
+                writer: self.settings.writer.clone(),
+            },
+            turn,
+            diverged,
+            peer_hashes,
+            records: self.records.clone(),
+            server: StateView::of(&server, turn),
+            client,
+        };
+        self.desync.reports += 1;
+        self.stats.reports += 1;
+        tracing::info!(match_id = %self.id(), turn, with_client = report.client.is_some(), "desync report ready");
+        self.actions.push_back(Action::Report(Box::new(report)));
+        if self.phase == Phase::Stopping {
+            self.end(EndReason::Desync);
+        }
+    }
+}

@@ -1,0 +1,231 @@
+//! Who is in a match: joining (in the lobby, or mid-match with a snapshot), leaving, being
+//! dropped. Every change of who plays is a membership event in the next bundle.
+
+use super::{Action, Match, Peer, PeerId, Phase};
+use cohort_protocol::codec::encode_snapshot;
+use cohort_protocol::limits::{MAX_NAME_BYTES, MAX_SPECTATORS, SNAPSHOT_CHUNK_BYTES};
+use cohort_protocol::message::{
+    ErrorCode, Hello, JoinAccepted, Membership, MembershipEvent, Role, ServerMessage, SnapshotChunk,
+};
+use cohort_protocol::replay::ReplayHeader;
+use cohort_sim::world::PlayerStatus;
+use std::time::Instant;
+
+impl Match {
+    pub(super) fn join(&mut self, peer: PeerId, role: Role, hello: Hello, now: Instant) {
+        if self.peers.contains_key(&peer) {
+            self.refuse_and_close(peer, ErrorCode::Unexpected, "this connection has joined");
+            return;
+        }
+        if hello.ruleset_hash != self.settings.config.ruleset_hash {
+            self.refuse_and_close(
+                peer,
+                ErrorCode::RulesetMismatch,
+                format!(
+                    "this match plays by ruleset {}; the client has {}",
+                    hex::encode(self.settings.config.ruleset_hash),
+                    hex::encode(hello.ruleset_hash)
+                ),
+            );
+            return;
+        }
+        if hello.client_name.len() > MAX_NAME_BYTES {
+            self.refuse_and_close(
+                peer,
+                ErrorCode::OverLimit,
+                format!("client names are at most {MAX_NAME_BYTES} bytes"),
+            );
+            return;
+        }
+        if self.phase == super::Phase::Stopping {
+            self.refuse_and_close(peer, ErrorCode::MatchOver, "the match is stopping");
+            return;
+        }
+        match role {
+            Role::Player(p) => {
+                let Some(slot) = self.slots.get(usize::from(p)) else {
+                    self.refuse_and_close(
+                        peer,
+                        ErrorCode::SlotTaken,
+                        format!("the match has no slot {p}"),
+                    );
+                    return;
+                };
+                if slot.peer.is_some() {
+                    self.refuse_and_close(
+                        peer,
+                        ErrorCode::SlotTaken,
+                        format!("slot {p} is connected already"),
+                    );
+                    return;
+                }
+                if matches!(slot.status, PlayerStatus::Left | PlayerStatus::Resigned) {
+                    self.refuse_and_close(
+                        peer,
+                        ErrorCode::SlotTaken,
+                        format!("player {p} left the match and cannot come back"),
+                    );
+                    return;
+                }
+            }
+            Role::Spectator => {
+                let watching = self
+                    .peers
+                    .values()
+                    .filter(|p| p.role == Role::Spectator)
+                    .count();
+                if watching >= MAX_SPECTATORS {
+                    self.refuse_and_close(
+                        peer,
+                        ErrorCode::MatchFull,
+                        format!("the match has {MAX_SPECTATORS} spectators already"),
+                    );
+                    return;
+                }
+            }
+        }
+        // Mid-match, the joiner starts from the state after every closed turn.
+        self.simulate();
+        let running = self.phase != Phase::Lobby;
+        let accepted = JoinAccepted {
+            config: self.settings.config.clone(),
+            role,
+            next_turn: self.next_turn,
+            input_delay: self.delay.current(),
+            snapshot_follows: running,
+        };
+        self.send(peer, ServerMessage::JoinAccepted(accepted));
+        if running {
+            self.send_snapshot(peer);
+        }
+        self.peers.insert(
+            peer,
+            Peer::new(role, hello.client_name.clone(), self.next_turn, now),
+        );
+        self.stats.peak_peers = self.stats.peak_peers.max(self.peers.len());
+        self.empty_since = None;
+        tracing::info!(match_id = %self.id(), peer, ?role, name = %hello.client_name, turn = self.next_turn, "joined");
+        if let Role::Player(p) = role {
+            let slot = &mut self.slots[usize::from(p)];
+            slot.peer = Some(peer);
+            slot.joined_once = true;
+            if running && slot.status != PlayerStatus::Playing {
+                slot.status = PlayerStatus::Playing;
+                self.events.push(MembershipEvent {
+                    player: p,
+                    change: Membership::Joined,
+                });
+            }
+            if self.phase == Phase::Lobby && self.slots.iter().all(|s| s.joined_once) {
+                self.start(now);
+            }
+        }
+    }
+
+    /// Every slot has joined: turn 0 opens, its bundle says every player joined.
+    fn start(&mut self, now: Instant) {
+        self.phase = Phase::Running;
+        self.epoch = now;
+        self.epoch_turn = 0;
+        self.events = (0..self.slots.len() as u8)
+            .map(|player| MembershipEvent {
+                player,
+                change: Membership::Joined,
+            })
+            .collect();
+        tracing::info!(match_id = %self.id(), players = self.slots.len(), "match started");
+        self.actions.push_back(Action::ReplayStart(ReplayHeader {
+            config: self.settings.config.clone(),
+            writer: self.settings.writer.clone(),
+        }));
+    }
+
+    /// Sends the state after every closed turn, in chunks.
+    fn send_snapshot(&mut self, peer: PeerId) {
+        let bytes = match encode_snapshot(&self.world.snapshot()) {
+            Ok(b) => b,
+            Err(e) => {
+                tracing::error!(match_id = %self.id(), peer, error = %e, "could not encode a snapshot");
+                self.refuse_and_close(peer, ErrorCode::Internal, "could not encode the state");
+                return;
+            }
+        };
+        let turn = self.turns_run.saturating_sub(1);
+        let count = bytes.len().div_ceil(SNAPSHOT_CHUNK_BYTES).max(1) as u32;
+        for (index, piece) in bytes.chunks(SNAPSHOT_CHUNK_BYTES).enumerate() {
+            self.send(
+                peer,
+                ServerMessage::Snapshot(SnapshotChunk {
+                    turn,
+                    index: index as u32,
+                    count,
+                    bytes: piece.to_vec(),
+                }),
+            );
+        }
+    }
+
+    pub(super) fn leave(&mut self, peer: PeerId, resign: bool, _now: Instant) {
+        let change = if resign {
+            Membership::Resigned
+        } else {
+            Membership::Left
+        };
+        self.actions.push_back(Action::Close { peer });
+        self.remove_peer(peer, change);
+        self.check_players_left();
+    }
+
+    pub(super) fn disconnected(&mut self, peer: PeerId, now: Instant) {
+        if self.peers.contains_key(&peer) {
+            self.remove_peer(peer, Membership::Dropped);
+        }
+        self.desync.peer_gone(peer, now);
+        if self.phase == Phase::Running
+            && self.empty_since.is_none()
+            && self.slots.iter().all(|s| s.peer.is_none())
+        {
+            self.empty_since = Some(now);
+        }
+        self.check_players_left();
+    }
+
+    /// Forgets a peer; a playing player's slot gets `change` in the next bundle.
+    pub(super) fn remove_peer(&mut self, peer: PeerId, change: Membership) {
+        let Some(p) = self.peers.remove(&peer) else {
+            return;
+        };
+        let Role::Player(player) = p.role else {
+            return;
+        };
+        tracing::info!(match_id = %self.id(), peer, player, ?change, turn = self.next_turn, "player gone");
+        let slot = &mut self.slots[usize::from(player)];
+        slot.peer = None;
+        if self.phase == Phase::Lobby {
+            // Nobody has played yet: the slot simply waits again.
+            slot.joined_once = false;
+            return;
+        }
+        if slot.status == PlayerStatus::Playing {
+            slot.status = cohort_protocol::setup::status_after(change);
+            self.events.push(MembershipEvent { player, change });
+            if change == Membership::Dropped {
+                self.stats.dropped += 1;
+            }
+        }
+    }
+
+    /// Ends a running match when every player has left or resigned.
+    fn check_players_left(&mut self) {
+        if self.phase == Phase::Running
+            && self
+                .slots
+                .iter()
+                .all(|s| matches!(s.status, PlayerStatus::Left | PlayerStatus::Resigned))
+        {
+            // Their leaving is played and recorded in one last turn.
+            self.close_turn();
+            self.end(cohort_protocol::message::EndReason::NoPlayers);
+        }
+    }
+}

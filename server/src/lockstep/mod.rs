@@ -1,0 +1,588 @@
+//! The lockstep `Match`: a sans-IO state machine (DESIGN.md, "Lockstep"). The caller feeds it
+//! what happened ([`Match::handle`]) and the time ([`Match::handle_timeout`] when
+//! [`Match::poll_timeout`] is due), runs the closed turns' sim ([`Match::simulate`]), and
+//! carries out what it asks ([`Match::poll_action`]). No sockets, no timers, no files: every
+//! lockstep rule lives here and is tested with a fake clock.
+//!
+//! The server is the clock: turn T closes at `epoch + (T + 1) × turn` whoever has spoken;
+//! a late command goes to the open turn and its sender is told (`Rescheduled`); who plays
+//! changes only through membership events in the bundle stream.
+
+mod delay;
+mod desync;
+mod join;
+mod peer;
+mod rate;
+mod turns;
+
+#[cfg(test)]
+mod tests;
+
+pub use delay::{wanted_delay, InputDelay};
+pub use peer::Peer;
+pub use rate::TokenBucket;
+
+use cohort_protocol::limits::{MAX_CHAT_BYTES, MAX_PAUSE_MS, PING_INTERVAL_MS, RATE_STRIKES};
+use cohort_protocol::message::{
+    ChatLine, ClientMessage, EndReason, ErrorCode, Hello, MatchEnded, MembershipEvent, Paused,
+    Ping, Pong, Resumed, Role, ServerMessage, TurnBundle,
+};
+use cohort_protocol::replay::{ReplayHeader, TurnRecord};
+use cohort_protocol::report::DesyncReport;
+use cohort_protocol::setup::ConfigError;
+use cohort_protocol::MatchConfig;
+use cohort_sim::world::{PlayerStatus, Snapshot};
+use cohort_sim::{PlayerId, Ruleset, StateHash, World};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// A connection's id, given by the driver.
+pub type PeerId = u64;
+
+/// The most overdue turns closed at once before the clock is set anew (after a stall).
+pub const MAX_CATCH_UP_TURNS: u32 = 4;
+
+/// Milliseconds without any player connected before a running match ends.
+pub const EMPTY_MATCH_GRACE_MS: u64 = 30_000;
+
+/// What a match does after a desync.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnDesync {
+    /// Tell everyone, write the report, play on.
+    #[default]
+    Continue,
+    /// Tell everyone, write the report, end the match.
+    Stop,
+}
+
+/// How a match is run, beyond what its clients are told.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub config: MatchConfig,
+    /// Whether the input delay follows the measured round trips.
+    pub adaptive_delay: bool,
+    /// End the match after this many turns.
+    pub max_turns: Option<u64>,
+    pub on_desync: OnDesync,
+    /// Named in replay headers and reports.
+    pub writer: String,
+}
+
+impl Settings {
+    pub fn new(config: MatchConfig) -> Settings {
+        Settings {
+            config,
+            adaptive_delay: true,
+            max_turns: None,
+            on_desync: OnDesync::Continue,
+            writer: format!("cohort-server {}", env!("CARGO_PKG_VERSION")),
+        }
+    }
+}
+
+/// What happened, told to the match.
+#[derive(Clone, Debug)]
+pub enum Event {
+    /// A connection whose Hello and token were checked asks to join in `role`.
+    Join {
+        peer: PeerId,
+        role: Role,
+        hello: Hello,
+    },
+    /// A message from a joined connection.
+    Message {
+        peer: PeerId,
+        message: ClientMessage,
+    },
+    /// The connection is gone.
+    Disconnected { peer: PeerId },
+    /// The server is shutting down: finish the turn, end the match.
+    Shutdown,
+}
+
+/// What the match asks its driver to do, in order.
+#[derive(Clone, Debug)]
+pub enum Action {
+    Send {
+        to: PeerId,
+        message: ServerMessage,
+    },
+    /// The same message to several peers (encode it once).
+    Broadcast {
+        to: Vec<PeerId>,
+        message: Arc<ServerMessage>,
+    },
+    /// Close the connection, after sending what was asked before.
+    Close {
+        peer: PeerId,
+    },
+    /// Start the match's replay file.
+    ReplayStart(ReplayHeader),
+    /// Append a turn to the replay file and flush it.
+    ReplayRecord(TurnRecord),
+    /// Write a desync report.
+    Report(Box<DesyncReport>),
+    /// The match is over; no more actions will come.
+    Ended(EndReason),
+}
+
+/// Where a match is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Waiting for every player slot to join.
+    Lobby,
+    Running,
+    /// A desync stops the match: waiting for the client's snapshot before ending.
+    Stopping,
+    Ended,
+}
+
+/// A player slot.
+#[derive(Clone, Debug)]
+struct Slot {
+    status: PlayerStatus,
+    peer: Option<PeerId>,
+    pauses_used: u8,
+    /// Whether it has joined once (the lobby waits for every slot).
+    joined_once: bool,
+}
+
+/// Counters and timings, for logs, metrics and benchmarks.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct MatchStats {
+    pub turns_closed: u64,
+    /// How late each turn closed after its deadline, in microseconds (for the jitter figures).
+    #[serde(skip)]
+    pub close_lateness_us: Vec<u32>,
+    pub commands_scheduled: u64,
+    pub commands_rescheduled: u64,
+    pub desyncs: u64,
+    pub reports: u64,
+    pub dropped: u64,
+    pub refused_messages: u64,
+    pub peak_peers: usize,
+}
+
+/// A pause in force.
+#[derive(Clone, Copy, Debug)]
+struct Pause {
+    since: Instant,
+}
+
+/// One match's lockstep.
+pub struct Match {
+    settings: Settings,
+    rules: Arc<Ruleset>,
+    /// The state after `turns_run` turns.
+    world: World,
+    turns_run: u64,
+    phase: Phase,
+    /// The open turn: the next to close.
+    next_turn: u64,
+    /// Turn `epoch_turn` closes at `epoch + turn`; each later one a turn after.
+    epoch: Instant,
+    epoch_turn: u64,
+    peers: BTreeMap<PeerId, Peer>,
+    slots: Vec<Slot>,
+    /// Commands waiting for their turn: per turn, per player slot, in arrival order.
+    pending: BTreeMap<u64, Vec<turns::Queued>>,
+    /// Membership changes for the next bundle.
+    events: Vec<MembershipEvent>,
+    delay: InputDelay,
+    /// Closed and sent, not yet run by the server's sim.
+    unrun: VecDeque<TurnBundle>,
+    /// The server's hash after each turn run.
+    hashes: Vec<StateHash>,
+    /// Every turn run, for reports and re-simulation.
+    records: Vec<TurnRecord>,
+    /// Snapshots of the state after some turns run, for re-simulating to a turn quickly.
+    checkpoints: VecDeque<(u64, Snapshot)>,
+    /// Clients' hashes of turns the server has not run yet.
+    early_hashes: BTreeMap<u64, Vec<(PeerId, StateHash)>>,
+    desync: desync::DesyncState,
+    pause: Option<Pause>,
+    next_ping: Instant,
+    ping_nonce: u64,
+    empty_since: Option<Instant>,
+    actions: VecDeque<Action>,
+    stats: MatchStats,
+    /// The time as last told.
+    now: Instant,
+}
+
+impl Match {
+    /// A match waiting in its lobby.
+    pub fn new(
+        settings: Settings,
+        rules: Arc<Ruleset>,
+        now: Instant,
+    ) -> Result<Match, ConfigError> {
+        let world = settings.config.world(rules.clone())?;
+        let players = settings.config.players.len();
+        let delay = InputDelay::new(settings.config.input_delay, settings.adaptive_delay);
+        Ok(Match {
+            rules,
+            checkpoints: VecDeque::from([(0, world.snapshot())]),
+            world,
+            turns_run: 0,
+            phase: Phase::Lobby,
+            next_turn: 0,
+            epoch: now,
+            epoch_turn: 0,
+            peers: BTreeMap::new(),
+            slots: vec![
+                Slot {
+                    status: PlayerStatus::Playing,
+                    peer: None,
+                    pauses_used: 0,
+                    joined_once: false,
+                };
+                players
+            ],
+            pending: BTreeMap::new(),
+            events: Vec::new(),
+            delay,
+            unrun: VecDeque::new(),
+            hashes: Vec::new(),
+            records: Vec::new(),
+            early_hashes: BTreeMap::new(),
+            desync: desync::DesyncState::default(),
+            pause: None,
+            next_ping: now,
+            ping_nonce: 0,
+            empty_since: None,
+            actions: VecDeque::new(),
+            stats: MatchStats::default(),
+            now,
+            settings,
+        })
+    }
+
+    pub fn id(&self) -> &str {
+        &self.settings.config.match_id
+    }
+
+    pub fn config(&self) -> &MatchConfig {
+        &self.settings.config
+    }
+
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// The open turn (the next to close).
+    pub fn next_turn(&self) -> u64 {
+        self.next_turn
+    }
+
+    /// Turns the server's sim has run.
+    pub fn turns_run(&self) -> u64 {
+        self.turns_run
+    }
+
+    /// The server's hash after `turn`, once run.
+    pub fn hash_after(&self, turn: u64) -> Option<StateHash> {
+        self.hashes.get(turn as usize).copied()
+    }
+
+    pub fn input_delay(&self) -> u32 {
+        self.delay.current()
+    }
+
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    pub fn stats(&self) -> &MatchStats {
+        &self.stats
+    }
+
+    pub fn is_paused(&self) -> bool {
+        self.pause.is_some()
+    }
+
+    /// The connected peers.
+    pub fn peer_ids(&self) -> Vec<PeerId> {
+        self.peers.keys().copied().collect()
+    }
+
+    /// The next action to carry out.
+    pub fn poll_action(&mut self) -> Option<Action> {
+        self.actions.pop_front()
+    }
+
+    fn turn_length(&self) -> Duration {
+        Duration::from_millis(self.settings.config.turn_ms())
+    }
+
+    /// When `turn` closes.
+    fn deadline(&self, turn: u64) -> Instant {
+        self.epoch + self.turn_length() * (turn - self.epoch_turn + 1) as u32
+    }
+
+    /// When [`Match::handle_timeout`] should next be called.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        if self.phase == Phase::Ended {
+            return None;
+        }
+        let mut t: Option<Instant> = None;
+        let mut at = |i: Instant| t = Some(t.map_or(i, |t: Instant| t.min(i)));
+        if !self.peers.is_empty() {
+            at(self.next_ping);
+        }
+        if let Some(p) = self.pause {
+            at(p.since + Duration::from_millis(MAX_PAUSE_MS));
+        } else if self.phase == Phase::Running {
+            at(self.deadline(self.next_turn));
+        }
+        if let Some(d) = self.desync.deadline() {
+            at(d);
+        }
+        if let (Phase::Running, Some(e)) = (self.phase, self.empty_since) {
+            at(e + Duration::from_millis(EMPTY_MATCH_GRACE_MS));
+        }
+        t
+    }
+
+    /// Does what is due at `now`: pings, resuming a pause that ran out, closing turns,
+    /// giving up on a snapshot, ending an empty match.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        self.now = now;
+        if self.phase == Phase::Ended {
+            return;
+        }
+        if !self.peers.is_empty() && now >= self.next_ping {
+            self.ping_all(now);
+        }
+        if let Some(p) = self.pause {
+            if now >= p.since + Duration::from_millis(MAX_PAUSE_MS) {
+                self.resume(None, now);
+            }
+        }
+        if self.desync.deadline().is_some_and(|d| now >= d) {
+            self.give_up_on_snapshot();
+        }
+        if self.phase == Phase::Running && self.pause.is_none() {
+            let mut closed = 0;
+            while self.phase == Phase::Running && now >= self.deadline(self.next_turn) {
+                let late = now.saturating_duration_since(self.deadline(self.next_turn));
+                self.stats
+                    .close_lateness_us
+                    .push(late.as_micros().min(u32::MAX as u128) as u32);
+                self.close_turn();
+                closed += 1;
+                if closed >= MAX_CATCH_UP_TURNS && now >= self.deadline(self.next_turn) {
+                    tracing::warn!(match_id = %self.id(), turn = self.next_turn, "server stalled; turn clock set anew");
+                    self.epoch = now;
+                    self.epoch_turn = self.next_turn;
+                    break;
+                }
+            }
+        }
+        if let (Phase::Running, Some(e)) = (self.phase, self.empty_since) {
+            if now >= e + Duration::from_millis(EMPTY_MATCH_GRACE_MS) {
+                self.end(EndReason::NoPlayers);
+            }
+        }
+    }
+
+    /// Takes one event.
+    pub fn handle(&mut self, now: Instant, event: Event) {
+        self.now = now;
+        if self.phase == Phase::Ended {
+            match event {
+                Event::Join { peer, .. } => {
+                    self.refuse_and_close(peer, ErrorCode::MatchOver, "the match is over");
+                }
+                Event::Message { peer, .. } => self.actions.push_back(Action::Close { peer }),
+                Event::Disconnected { .. } | Event::Shutdown => {}
+            }
+            return;
+        }
+        match event {
+            Event::Join { peer, role, hello } => self.join(peer, role, hello, now),
+            Event::Message { peer, message } => self.message(peer, message, now),
+            Event::Disconnected { peer } => self.disconnected(peer, now),
+            Event::Shutdown => self.shutdown(),
+        }
+    }
+
+    fn message(&mut self, peer: PeerId, message: ClientMessage, now: Instant) {
+        let Some(p) = self.peers.get_mut(&peer) else {
+            return;
+        };
+        if !p.messages.take(1, now) {
+            self.over_rate(peer, "more messages than the rate limit allows");
+            return;
+        }
+        match message {
+            ClientMessage::Hello(_) => {
+                self.refuse_and_close(peer, ErrorCode::Unexpected, "Hello was already received")
+            }
+            ClientMessage::Commands(c) => self.commands(peer, c, now),
+            ClientMessage::TurnHash(h) => self.turn_hash(peer, h.turn, Some(h.hash)),
+            ClientMessage::Ack { turn } => self.turn_hash(peer, turn, None),
+            ClientMessage::Snapshot(chunk) => self.snapshot_chunk(peer, chunk),
+            ClientMessage::Ping(Ping { nonce }) => {
+                self.send(peer, ServerMessage::Pong(Pong { nonce }))
+            }
+            ClientMessage::Pong(Pong { nonce }) => p.ponged(nonce, now),
+            ClientMessage::Chat { text } => self.chat(peer, text),
+            ClientMessage::Pause => self.pause(peer, now),
+            ClientMessage::Resume => match self.peers[&peer].player() {
+                None => self.refuse(peer, ErrorCode::NotAPlayer, "spectators cannot resume"),
+                Some(_) if self.pause.is_none() => {
+                    self.refuse(peer, ErrorCode::PauseRefused, "the match is not paused")
+                }
+                Some(p) => self.resume(Some(p), now),
+            },
+            ClientMessage::Leave { resign } => self.leave(peer, resign, now),
+        }
+    }
+
+    fn send(&mut self, to: PeerId, message: ServerMessage) {
+        self.actions.push_back(Action::Send { to, message });
+    }
+
+    /// Sends to every connected peer that is in the match (players and spectators).
+    fn broadcast(&mut self, message: ServerMessage) {
+        let to = self.peer_ids();
+        if !to.is_empty() {
+            self.actions.push_back(Action::Broadcast {
+                to,
+                message: Arc::new(message),
+            });
+        }
+    }
+
+    /// Refuses a message: an error the connection survives.
+    fn refuse(&mut self, peer: PeerId, code: ErrorCode, text: impl Into<String>) {
+        let text = text.into();
+        tracing::debug!(match_id = %self.id(), peer, ?code, %text, "refused");
+        self.stats.refused_messages += 1;
+        self.send(peer, ServerMessage::error(code, text));
+    }
+
+    /// Refuses and closes the connection; a player in it is dropped.
+    fn refuse_and_close(&mut self, peer: PeerId, code: ErrorCode, text: impl Into<String>) {
+        let text = text.into();
+        tracing::info!(match_id = %self.id(), peer, ?code, %text, "closing connection");
+        self.send(peer, ServerMessage::error(code, text));
+        self.actions.push_back(Action::Close { peer });
+        if self.peers.contains_key(&peer) {
+            self.remove_peer(peer, cohort_protocol::message::Membership::Dropped);
+        }
+    }
+
+    fn over_rate(&mut self, peer: PeerId, text: &str) {
+        let Some(p) = self.peers.get_mut(&peer) else {
+            return;
+        };
+        p.strikes += 1;
+        if p.strikes >= RATE_STRIKES {
+            self.refuse_and_close(
+                peer,
+                ErrorCode::RateLimited,
+                format!("{text}; {RATE_STRIKES} times over the limit, closing"),
+            );
+        } else {
+            self.refuse(peer, ErrorCode::RateLimited, text);
+        }
+    }
+
+    fn ping_all(&mut self, now: Instant) {
+        self.ping_nonce += 1;
+        let nonce = self.ping_nonce;
+        for p in self.peers.values_mut() {
+            p.pinged(nonce, now);
+        }
+        self.broadcast(ServerMessage::Ping(Ping { nonce }));
+        self.next_ping = now + Duration::from_millis(PING_INTERVAL_MS);
+    }
+
+    fn chat(&mut self, peer: PeerId, text: String) {
+        if text.len() > MAX_CHAT_BYTES {
+            self.refuse(
+                peer,
+                ErrorCode::OverLimit,
+                format!("chat texts are at most {MAX_CHAT_BYTES} bytes"),
+            );
+            return;
+        }
+        let p = &self.peers[&peer];
+        let line = ChatLine {
+            from: p.role,
+            name: p.name.clone(),
+            text,
+        };
+        self.broadcast(ServerMessage::Chat(line));
+    }
+
+    fn pause(&mut self, peer: PeerId, now: Instant) {
+        let Some(player) = self.peers[&peer].player() else {
+            self.refuse(peer, ErrorCode::NotAPlayer, "spectators cannot pause");
+            return;
+        };
+        if self.phase != Phase::Running || self.pause.is_some() {
+            self.refuse(
+                peer,
+                ErrorCode::PauseRefused,
+                "the match is not running unpaused",
+            );
+            return;
+        }
+        let slot = &mut self.slots[usize::from(player)];
+        if slot.pauses_used >= cohort_protocol::limits::MAX_PAUSES_PER_PLAYER {
+            self.refuse(peer, ErrorCode::PauseRefused, "no pauses left");
+            return;
+        }
+        slot.pauses_used += 1;
+        let pauses_left = cohort_protocol::limits::MAX_PAUSES_PER_PLAYER - slot.pauses_used;
+        self.pause = Some(Pause { since: now });
+        tracing::info!(match_id = %self.id(), player, turn = self.next_turn, "paused");
+        self.broadcast(ServerMessage::Paused(Paused {
+            by: player,
+            pauses_left,
+            resumes_in_ms: MAX_PAUSE_MS,
+        }));
+    }
+
+    fn resume(&mut self, by: Option<PlayerId>, now: Instant) {
+        if self.pause.take().is_none() {
+            return;
+        }
+        // The open turn gets a whole turn again from now.
+        self.epoch = now;
+        self.epoch_turn = self.next_turn;
+        tracing::info!(match_id = %self.id(), player = ?by, turn = self.next_turn, "resumed");
+        self.broadcast(ServerMessage::Resumed(Resumed { by }));
+    }
+
+    fn shutdown(&mut self) {
+        if self.phase == Phase::Running {
+            // Finish the open turn so its commands are played and recorded.
+            self.close_turn();
+        }
+        self.end(EndReason::ServerShutdown);
+    }
+
+    /// Ends the match: everything closed is run and recorded, everyone is told and closed.
+    fn end(&mut self, reason: EndReason) {
+        if self.phase == Phase::Ended {
+            return;
+        }
+        self.simulate();
+        let last_turn = self.next_turn.saturating_sub(1);
+        tracing::info!(match_id = %self.id(), turn = last_turn, ?reason, "match ended");
+        self.broadcast(ServerMessage::MatchEnded(MatchEnded { last_turn, reason }));
+        for peer in self.peer_ids() {
+            self.actions.push_back(Action::Close { peer });
+        }
+        self.peers.clear();
+        self.phase = Phase::Ended;
+        self.actions.push_back(Action::Ended(reason));
+    }
+}

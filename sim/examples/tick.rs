@@ -1,0 +1,161 @@
+//! The movement tick's benchmark: `cargo run --release -p cohort-sim --example tick`.
+//!
+//! Prints one JSON object: `units`, `median_us` and `p95_us` per tick for the default map with 8
+//! players and 1,600 units (200 a player) all walking across the map; `searches_for_200`, the
+//! route searches 200 soldiers sent together to one point cost; and `world_bytes`, the memory
+//! one such match's world holds (grid, caches, units, routes), counted by the allocator.
+//! Wall-clock time is measured here only, never in a test.
+
+use cohort_sim::command::{Command, PlayerCommand};
+use cohort_sim::map::{generate, MapOptions};
+use cohort_sim::{fx, fx_ratio, Ruleset, Vec2, World};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+/// Counts the bytes live on the heap, so the world's size is measured, not estimated.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        LIVE.fetch_add(new_size, Ordering::Relaxed);
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// Players on the default map.
+const PLAYERS: u8 = 8;
+/// Soldiers each player sends.
+const PER_PLAYER: usize = 200;
+/// Ticks timed after the orders.
+const TIMED_TICKS: usize = 600;
+
+/// Up to `n` open land points in a block round `middle`, 0.7 of a tile apart, row by row.
+fn block_round(world: &World, middle: Vec2, n: usize) -> Vec<Vec2> {
+    let grid = world.grid();
+    let key = cohort_sim::grid::Keyed::unkeyed(0);
+    let spacing = fx_ratio(7, 10);
+    let side = 16i64;
+    let mut out = Vec::new();
+    for j in 0..side * 2 {
+        for i in 0..side {
+            let p = Vec2::new(
+                middle.x + spacing * (i - side / 2),
+                middle.y + spacing * (j - side / 2),
+            );
+            if out.len() < n && grid.passable_point(key, p) {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// Each player's town center's middle, in player order.
+fn starts(world: &World) -> Vec<Vec2> {
+    (0..PLAYERS)
+        .map(|p| {
+            world
+                .state
+                .buildings
+                .iter()
+                .find(|b| b.owner == p)
+                .map(|b| b.footprint.bounds().middle())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// A world with 200 militia a player in a block between its town center and the map's middle.
+fn armies() -> (World, Vec<Vec<cohort_sim::EntityId>>, Vec<Vec2>) {
+    let rules = Arc::new(Ruleset::default_rules());
+    let mut world = generate(
+        rules.clone(),
+        MapOptions {
+            players: PLAYERS,
+            ..MapOptions::default()
+        },
+    );
+    let militia = rules.unit_kind("militia").unwrap_or(0);
+    let size = world.grid().width();
+    let centre = Vec2::new(fx(size / 2), fx(size / 2));
+    let starts = starts(&world);
+    let mut groups = Vec::new();
+    for p in 0..PLAYERS {
+        let s = starts[p as usize];
+        let middle = s.lerp(centre, fx(1), fx(4));
+        let ids = block_round(&world, middle, PER_PLAYER)
+            .into_iter()
+            .map(|at| world.spawn_unit(militia, p, at))
+            .collect();
+        groups.push(ids);
+    }
+    (world, groups, starts)
+}
+
+#[allow(
+    clippy::disallowed_types,
+    reason = "the benchmark measures wall-clock time"
+)]
+fn time_ticks(world: &mut World, ticks: usize) -> Vec<u128> {
+    let mut times = Vec::with_capacity(ticks);
+    for _ in 0..ticks {
+        let t = std::time::Instant::now();
+        world.step(&[]);
+        times.push(t.elapsed().as_micros());
+    }
+    times
+}
+
+fn main() {
+    let before = LIVE.load(Ordering::Relaxed);
+    let (mut world, groups, starts) = armies();
+    let world_bytes_idle = LIVE.load(Ordering::Relaxed) - before;
+    let units = world.state.units.len();
+
+    // Every player sends its 200 across the map, to the player opposite.
+    let commands: Vec<PlayerCommand> = (0..PLAYERS)
+        .map(|p| PlayerCommand {
+            player: p,
+            command: Command::Move {
+                units: groups[p as usize].clone(),
+                to: starts[((p + PLAYERS / 2) % PLAYERS) as usize],
+            },
+        })
+        .collect();
+    // The first player's 200 alone, to count its searches.
+    let searches_before = world.counters.route_searches;
+    world.step(&commands[..1]);
+    let searches_for_200 = world.counters.route_searches - searches_before;
+    world.step(&commands[1..]);
+    let walking = world
+        .state
+        .units
+        .iter()
+        .filter(|u| u.route.is_some())
+        .count();
+    let world_bytes = LIVE.load(Ordering::Relaxed) - before;
+
+    let mut times = time_ticks(&mut world, TIMED_TICKS);
+    times.sort_unstable();
+    let median = times[times.len() / 2];
+    let p95 = times[times.len() * 95 / 100];
+    println!(
+        "{{\"units\":{units},\"walking\":{walking},\"ticks\":{TIMED_TICKS},\"median_us\":{median},\"p95_us\":{p95},\"searches_for_200\":{searches_for_200},\"world_bytes\":{},\"world_bytes_before_orders\":{world_bytes_idle}}}",
+        world_bytes.max(world_bytes_idle)
+    );
+}

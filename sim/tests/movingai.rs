@@ -1,0 +1,209 @@
+//! Route search proven on real game maps (issue 3, "Proof"): the Moving AI benchmarks in
+//! `../shared/data/movingai`.
+//!
+//! With the beside-closed and standing costs off and no budget, every scenario's route is found,
+//! its 10/14 cost equals a plain Dijkstra's on the same grid (the `pathfinding` crate's), the route
+//! is a legal walk (eight ways, never cutting a closed corner) whose cost is its steps', and its
+//! octile length (straight steps 1, diagonals √2) is within 0.5% of the scenario's optimal length.
+//!
+//! The normal test run takes an even sample: [`SAMPLE_PER_MAP`] scenarios per map, spread evenly
+//! over the map's buckets (short to long). Every scenario is checked by the ignored test:
+//! `cargo test --release -p cohort-sim --test movingai -- --ignored`.
+//!
+//! Floats appear only here, in the test, to compare with the scenarios' printed lengths.
+#![allow(clippy::disallowed_types)]
+
+use cohort_sim::astar::{
+    find_route, Budget, LayerLandmarks, Scratch, Search, K_DIAGONAL, K_STRAIGHT,
+};
+use cohort_sim::grid::{Grid, Keyed};
+use cohort_sim::map::{parse_scenarios, MovingAiMap, Scenario};
+use cohort_sim::{Ruleset, Tile};
+use std::path::{Path, PathBuf};
+
+/// Scenarios per map in the normal test run.
+const SAMPLE_PER_MAP: usize = 12;
+/// The octile length may exceed the scenario's optimal length by this share (the 10/14 costs
+/// approximate √2), plus the half of the last printed digit the files round to.
+const LENGTH_TOLERANCE: f64 = 0.005;
+const PRINTED_ROUNDING: f64 = 0.005;
+
+fn data() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/movingai")
+}
+
+fn maps() -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let root = data();
+    for family in std::fs::read_dir(&root).unwrap_or_else(|e| panic!("{}: {e}", root.display())) {
+        let family = family.unwrap().path();
+        if !family.is_dir() {
+            continue;
+        }
+        for f in std::fs::read_dir(&family).unwrap() {
+            let f = f.unwrap().path();
+            if f.extension().is_some_and(|x| x == "map") {
+                out.push(f);
+            }
+        }
+    }
+    out.sort();
+    assert_eq!(out.len(), 17, "the Moving AI folder holds 17 maps");
+    out
+}
+
+/// An even sample: the valid scenarios in (bucket, line) order, every `len / n`-th.
+fn sample(scen: &[Scenario], map: &MovingAiMap, n: Option<usize>) -> Vec<Scenario> {
+    let mut valid: Vec<Scenario> = scen.iter().filter(|s| s.fits(map)).cloned().collect();
+    valid.sort_by_key(|s| (s.bucket, s.line));
+    match n {
+        Some(n) if valid.len() > n => (0..n).map(|i| valid[i * valid.len() / n].clone()).collect(),
+        _ => valid,
+    }
+}
+
+/// The reference: a plain Dijkstra over the map's passable cells, same costs, no corner cutting.
+fn dijkstra(map: &MovingAiMap, from: Tile, to: Tile) -> Option<u32> {
+    let successors = |&(x, y): &(i32, i32)| {
+        let mut out = Vec::with_capacity(8);
+        for dy in -1..=1 {
+            for dx in -1..=1 {
+                if (dx, dy) == (0, 0) || !map.passable(x + dx, y + dy) {
+                    continue;
+                }
+                if dx != 0 && dy != 0 {
+                    if !(map.passable(x + dx, y) && map.passable(x, y + dy)) {
+                        continue;
+                    }
+                    out.push(((x + dx, y + dy), K_DIAGONAL));
+                } else {
+                    out.push(((x + dx, y + dy), K_STRAIGHT));
+                }
+            }
+        }
+        out
+    };
+    pathfinding::directed::dijkstra::dijkstra(&(from.x, from.y), successors, |&p| p == (to.x, to.y))
+        .map(|(_, c)| c)
+}
+
+/// Checks one scenario; returns a description of what is wrong, if anything.
+fn check(
+    grid: &Grid,
+    map: &MovingAiMap,
+    marks: &LayerLandmarks,
+    scratch: &mut Scratch,
+    s: &Scenario,
+) -> Result<(), String> {
+    let search = Search {
+        beside_closed: false,
+        budget: Budget::Unlimited,
+        landmarks: Some(marks),
+        ..Search::new(Keyed::unkeyed(0), s.start, s.goal)
+    };
+    let found = find_route(grid, scratch, &search);
+    let at = format!("line {} ({:?} -> {:?})", s.line, s.start, s.goal);
+    if !found.reached {
+        return Err(format!("{at}: no route found"));
+    }
+    let reference = dijkstra(map, s.start, s.goal).ok_or(format!("{at}: Dijkstra found none"))?;
+    if found.cost != reference {
+        return Err(format!(
+            "{at}: cost {} but Dijkstra's is {reference}",
+            found.cost
+        ));
+    }
+    let path = scratch.path();
+    if path.first() != Some(&s.start) || path.last() != Some(&s.goal) {
+        return Err(format!("{at}: the route does not run from start to goal"));
+    }
+    let (mut straight, mut diagonal) = (0u32, 0u32);
+    for w in path.windows(2) {
+        let (dx, dy) = (w[1].x - w[0].x, w[1].y - w[0].y);
+        let legal = dx.abs() <= 1
+            && dy.abs() <= 1
+            && (dx, dy) != (0, 0)
+            && map.passable(w[1].x, w[1].y)
+            && (dx == 0
+                || dy == 0
+                || map.passable(w[0].x + dx, w[0].y) && map.passable(w[0].x, w[0].y + dy));
+        if !legal {
+            return Err(format!("{at}: illegal step {:?} -> {:?}", w[0], w[1]));
+        }
+        if dx == 0 || dy == 0 {
+            straight += 1;
+        } else {
+            diagonal += 1;
+        }
+    }
+    if straight * K_STRAIGHT + diagonal * K_DIAGONAL != found.cost {
+        return Err(format!("{at}: the steps do not add up to the cost"));
+    }
+    let length = f64::from(straight) + f64::from(diagonal) * std::f64::consts::SQRT_2;
+    let optimal: f64 = s.optimal.to_num();
+    if length > optimal * (1.0 + LENGTH_TOLERANCE) + PRINTED_ROUNDING
+        || length < optimal - PRINTED_ROUNDING
+    {
+        return Err(format!(
+            "{at}: octile length {length:.4}, optimal {optimal:.4}"
+        ));
+    }
+    Ok(())
+}
+
+fn run(per_map: Option<usize>) {
+    let rules = Ruleset::default_rules();
+    let mut failures = Vec::new();
+    let mut checked = 0usize;
+    for path in maps() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let map = MovingAiMap::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let scen_path = PathBuf::from(format!("{}.scen", path.display()));
+        let scen = parse_scenarios(&std::fs::read_to_string(&scen_path).unwrap())
+            .unwrap_or_else(|e| panic!("{}: {e}", scen_path.display()));
+        let grid = map.to_grid(&rules).unwrap();
+        let marks = LayerLandmarks::measure(&grid, 0);
+        let mut scratch = Scratch::default();
+        for s in sample(&scen, &map, per_map) {
+            checked += 1;
+            if let Err(e) = check(&grid, &map, &marks, &mut scratch, &s) {
+                failures.push(format!("{}: {e}", path.display()));
+            }
+        }
+    }
+    assert!(checked > 0);
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn an_even_sample_of_every_map_is_routed_optimally() {
+    run(Some(SAMPLE_PER_MAP));
+}
+
+#[test]
+#[ignore = "every scenario (39,607): run in release, it takes minutes"]
+fn every_scenario_is_routed_optimally() {
+    run(None);
+}
+
+#[test]
+fn every_scenario_file_reads_and_fits_its_map() {
+    let mut valid = 0;
+    for path in maps() {
+        let map = MovingAiMap::parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let scen_path = PathBuf::from(format!("{}.scen", path.display()));
+        let scen = parse_scenarios(&std::fs::read_to_string(&scen_path).unwrap()).unwrap();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        for s in &scen {
+            assert!(s.map.ends_with(&name), "{}: {}", scen_path.display(), s.map);
+            valid += usize::from(s.fits(&map));
+        }
+    }
+    // The README: 39,622 problems, of which 15 on wc3 maps have a blocked end.
+    assert_eq!(valid, 39_607);
+}
