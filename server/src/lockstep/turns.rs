@@ -38,10 +38,6 @@ impl Match {
             );
             return;
         };
-        if self.phase != Phase::Running {
-            self.refuse(peer, ErrorCode::Unexpected, "the match is not running");
-            return;
-        }
         if msg.commands.len() > MAX_COMMANDS_PER_MESSAGE {
             self.refuse(
                 peer,
