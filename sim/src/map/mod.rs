@@ -9,8 +9,8 @@ pub mod movingai;
 
 pub use ascii::{parse_ascii, to_ascii, Legend, LegendEntry, DEFAULT_LEGEND};
 pub use generate::{
-    generate, MapOptions, DEFAULT_MAP_SEED, DEFAULT_MAP_SIZE, MAX_PLAYERS, MAX_SIZE, MIN_PLAYERS,
-    MIN_SIZE,
+    generate, start_tiles, turn_cos_sin, MapOptions, DEFAULT_MAP_SEED, DEFAULT_MAP_SIZE,
+    MAX_PLAYERS, MAX_SIZE, MIN_PLAYERS, MIN_SIZE, START_CLEARING, START_VILLAGERS,
 };
 pub use movingai::{parse_scenarios, Cell, MovingAiError, MovingAiMap, Scenario};
 

@@ -687,38 +687,39 @@ pub fn ruleset_error(file: &str, text: &str, e: &RulesetError) -> ScenarioError 
 }
 
 /// The embedded default map as a scenario: the generated world, and at tick 0 each player's
-/// scouts sent to the middle of the map and each villager to gather from the nearest resource.
+/// scouts sent to the next player's start and each villager to gather from the nearest resource.
 pub fn default_map(rules: Arc<Ruleset>, opts: MapOptions) -> Scenario {
     let world = map::generate(rules, opts);
     let mut commands = Vec::new();
-    let size = world.grid().width();
-    let middle = Vec2::of_tile(Tile::new(size / 2, size / 2));
     let rules = world.rules_arc();
-    for player in &world.state.players {
+    let players = world.state.players.len();
+    let worker = |u: &&crate::world::Unit| rules.units[u.kind as usize].worker;
+    for (i, player) in world.state.players.iter().enumerate() {
         let mine: Vec<_> = world
             .state
             .units
             .iter()
             .filter(|u| u.owner == player.id)
             .collect();
-        let scouts: Vec<EntityId> = mine
+        let next = world.state.players[(i + 1) % players].id;
+        let goal = world
+            .state
+            .units
             .iter()
-            .filter(|u| !rules.units[u.kind as usize].worker)
-            .map(|u| u.id)
-            .collect();
-        if !scouts.is_empty() {
+            .filter(|u| u.owner == next)
+            .find(worker)
+            .map(|u| u.position);
+        let scouts: Vec<EntityId> = mine.iter().filter(|u| !worker(u)).map(|u| u.id).collect();
+        if let (false, Some(to)) = (scouts.is_empty(), goal) {
             commands.push(Scheduled {
                 tick: 0,
                 command: PlayerCommand {
                     player: player.id,
-                    command: Command::Move {
-                        units: scouts,
-                        to: middle,
-                    },
+                    command: Command::Move { units: scouts, to },
                 },
             });
         }
-        for u in mine.iter().filter(|u| rules.units[u.kind as usize].worker) {
+        for u in mine.iter().filter(|u| worker(u)) {
             let nearest = world
                 .state
                 .resources
@@ -741,7 +742,9 @@ pub fn default_map(rules: Arc<Ruleset>, opts: MapOptions) -> Scenario {
     Scenario {
         name: format!(
             "default map ({} players, {} tiles, seed {})",
-            opts.players, size, opts.seed
+            players,
+            world.grid().width(),
+            opts.seed
         ),
         description: String::new(),
         world,
