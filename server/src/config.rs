@@ -398,3 +398,23 @@ id = "other"
         assert!(format!("{e:#}").contains("2 to 8 players"), "{e:#}");
     }
 }
+
+#[cfg(test)]
+mod example {
+    use super::*;
+
+    #[test]
+    fn the_example_file_in_deploy_is_valid() {
+        let file: FileConfig =
+            toml::from_str(include_str!("../../deploy/server.example.toml")).unwrap();
+        let rules = Ruleset::default_rules();
+        let settings: Vec<Settings> = file
+            .matches
+            .iter()
+            .map(|m| m.settings(&rules).unwrap())
+            .collect();
+        assert_eq!(settings.len(), 2);
+        assert_eq!(settings[0].config.players[2].name, "Cy");
+        assert_eq!(settings[0].max_turns, None);
+    }
+}

@@ -8,7 +8,7 @@
 //! and cleared by a generation stamp rather than wiped; nothing is allocated per search once the
 //! scratch has grown to the map.
 
-use super::board::{Board, DIAGONAL_SIDES, STEPS};
+use super::board::{Board, STEPS};
 use super::landmarks::{Chosen, LayerLandmarks, K_FAR, K_LANDMARKS};
 use crate::grid::{Grid, Keyed, LayerId};
 use crate::position::Tile;
@@ -45,10 +45,13 @@ const TOTAL_MAX: u64 = (1 << TOTAL_BITS) - 1;
 
 /// Node flag: expanded.
 const CLOSED: u32 = 1;
+/// Node flags: the step the node was reached by (an index into the steps), in these bits.
+const PARENT_SHIFT: u32 = 1;
+const PARENT_MASK: u32 = 0xF << PARENT_SHIFT;
+/// No parent (the start, or not reached yet).
+const NO_PARENT: u32 = 8 << PARENT_SHIFT;
 /// Node flags above this shift count the units standing on the tile.
 const STANDING_SHIFT: u32 = 8;
-/// No parent (the start).
-const NO_PARENT: u32 = u32::MAX;
 
 /// How many expansions a search may spend.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -138,9 +141,8 @@ struct Node {
     generation: u32,
     /// The best cost found from the start.
     g: u32,
-    /// Padded index of the node it was reached from.
-    parent: u32,
-    /// [`CLOSED`], and the count of units standing on it above [`STANDING_SHIFT`].
+    /// [`CLOSED`], the step it was reached by (or [`NO_PARENT`]) and the count of units
+    /// standing on it above [`STANDING_SHIFT`]. Twelve bytes a node keep the array small.
     flags: u32,
 }
 
@@ -275,8 +277,7 @@ pub fn find_route(grid: &Grid, scratch: &mut Scratch, search: &Search) -> Found 
                 *n = Node {
                     generation,
                     g: u32::MAX,
-                    parent: NO_PARENT,
-                    flags: 0,
+                    flags: NO_PARENT,
                 };
             }
             n.flags += 1 << STANDING_SHIFT;
@@ -303,7 +304,7 @@ pub fn find_route(grid: &Grid, scratch: &mut Scratch, search: &Search) -> Found 
     }
     start_node.generation = generation;
     start_node.g = 0;
-    start_node.parent = NO_PARENT;
+    start_node.flags = (start_node.flags & !PARENT_MASK) | NO_PARENT;
     let h0 = estimate.at(from.x, from.y, start);
     heap.push(Reverse(key_of(h0, h0, start)));
 
@@ -332,28 +333,18 @@ pub fn find_route(grid: &Grid, scratch: &mut Scratch, search: &Search) -> Found 
         }
         let (x, y) = ((p % pitch) as i32 - 1, (p / pitch) as i32 - 1);
         let g = node.g;
-        let mut straight_open = [false; 4];
-        for s in 0..8 {
-            if s >= 4 {
-                let (a, b) = DIAGONAL_SIDES[s - 4];
-                if !(straight_open[a] && straight_open[b]) {
-                    continue;
-                }
-            }
+        // The legal steps, straights first in the one fixed order (bit s is STEPS[s]).
+        let mut moves = board.moves_for(grid, key, p);
+        while moves != 0 {
+            let s = moves.trailing_zeros() as usize;
+            moves &= moves - 1;
             let n = (p as isize + offsets[s]) as usize;
-            if !board.open(grid, key, n) {
-                continue;
-            }
-            if s < 4 {
-                straight_open[s] = true;
-            }
             let nb = &mut nodes[n];
             if nb.generation != generation {
                 *nb = Node {
                     generation,
                     g: u32::MAX,
-                    parent: NO_PARENT,
-                    flags: 0,
+                    flags: NO_PARENT,
                 };
             } else if nb.flags & CLOSED != 0 {
                 continue;
@@ -366,7 +357,7 @@ pub fn find_route(grid: &Grid, scratch: &mut Scratch, search: &Search) -> Found 
             let ng = g + step;
             if ng < nb.g {
                 nb.g = ng;
-                nb.parent = p as u32;
+                nb.flags = (nb.flags & !PARENT_MASK) | ((s as u32) << PARENT_SHIFT);
                 let (dx, dy) = STEPS[s];
                 let hn = estimate.at(x + dx, y + dy, n);
                 heap.push(Reverse(key_of(ng + hn, hn, n)));
@@ -378,11 +369,11 @@ pub fn find_route(grid: &Grid, scratch: &mut Scratch, search: &Search) -> Found 
     let mut p = end;
     loop {
         path.push(Tile::new((p % pitch) as i32 - 1, (p / pitch) as i32 - 1));
-        let parent = nodes[p].parent;
-        if parent == NO_PARENT {
+        let step = nodes[p].flags & PARENT_MASK;
+        if step == NO_PARENT {
             break;
         }
-        p = parent as usize;
+        p = (p as isize - offsets[(step >> PARENT_SHIFT) as usize]) as usize;
     }
     path.reverse();
     Found {
