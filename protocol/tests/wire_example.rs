@@ -183,3 +183,69 @@ fn the_documented_exchange_is_what_the_codec_writes() {
         "docs/PROTOCOL.md's example differs from the codec; run with COHORT_BLESS=1"
     );
 }
+
+#[test]
+fn the_documented_command_indices_are_the_codecs() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/PROTOCOL.md"))
+        .unwrap();
+    let u = || vec![EntityId(1)];
+    let to = Vec2::new(fx(1), fx(1));
+    let commands = [
+        ("Move", Command::Move { units: u(), to }),
+        ("FormationMove", Command::FormationMove { units: u(), to }),
+        (
+            "Attack",
+            Command::Attack {
+                units: u(),
+                target: EntityId(2),
+            },
+        ),
+        ("AttackMove", Command::AttackMove { units: u(), to }),
+        (
+            "Follow",
+            Command::Follow {
+                units: u(),
+                target: EntityId(2),
+            },
+        ),
+        (
+            "Gather",
+            Command::Gather {
+                units: u(),
+                target: EntityId(2),
+            },
+        ),
+        (
+            "Build",
+            Command::Build {
+                units: u(),
+                target: EntityId(2),
+            },
+        ),
+        (
+            "PlaceBuilding",
+            Command::PlaceBuilding {
+                kind: "house".into(),
+                at: Tile::new(1, 1),
+                turned: false,
+                builders: u(),
+            },
+        ),
+        ("Stop", Command::Stop { units: u() }),
+        ("Hold", Command::Hold { units: u() }),
+        (
+            "SetFormation",
+            Command::SetFormation {
+                units: u(),
+                formation: cohort_sim::FormationKind::Box,
+            },
+        ),
+        ("Disband", Command::Disband { units: u() }),
+        ("Delete", Command::Delete { units: u() }),
+    ];
+    for (name, command) in commands {
+        let payload = cohort_protocol::codec::encode_message(&command).unwrap();
+        let row = format!("| {} | `{name}` |", payload[0]);
+        assert!(doc.contains(&row), "docs/PROTOCOL.md lacks the row `{row}`");
+    }
+}

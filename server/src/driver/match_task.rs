@@ -33,9 +33,12 @@ pub struct MatchSummary {
     pub close_lateness_us_p50: u32,
     pub close_lateness_us_p99: u32,
     pub close_lateness_us_max: u32,
+    /// Every turn's lateness, sorted (merged across matches for the summary).
+    #[serde(skip)]
+    pub lateness_us: Vec<u32>,
 }
 
-fn percentile(sorted: &[u32], p: usize) -> u32 {
+pub(super) fn percentile(sorted: &[u32], p: usize) -> u32 {
     if sorted.is_empty() {
         return 0;
     }
@@ -203,6 +206,7 @@ pub async fn run(
         close_lateness_us_p99: percentile(&lateness, 99),
         close_lateness_us_max: lateness.last().copied().unwrap_or(0),
         stats: m.stats().clone(),
+        lateness_us: lateness,
     }
 }
 

@@ -94,6 +94,13 @@ pub struct ServerSummary {
     pub bytes_in: u64,
     pub bytes_out: u64,
     pub connections: u64,
+    /// How late turns closed after their deadline, over every match, in microseconds.
+    pub close_lateness_us_p50: u32,
+    pub close_lateness_us_p99: u32,
+    pub close_lateness_us_max: u32,
+    pub turns_closed: u64,
+    pub desyncs: u64,
+    pub dropped: u64,
     pub matches: Vec<MatchSummary>,
 }
 
@@ -187,7 +194,15 @@ pub async fn serve(
     // Let the last frames (MatchEnded) reach the clients.
     let _ = tokio::time::timeout(SHUTDOWN_GRACE, endpoint.wait_idle()).await;
     endpoint.close(0u32.into(), b"server shutting down");
+    let mut lateness: Vec<u32> = matches.iter().flat_map(|m| m.lateness_us.clone()).collect();
+    lateness.sort_unstable();
     Ok(ServerSummary {
+        close_lateness_us_p50: match_task::percentile(&lateness, 50),
+        close_lateness_us_p99: match_task::percentile(&lateness, 99),
+        close_lateness_us_max: lateness.last().copied().unwrap_or(0),
+        turns_closed: matches.iter().map(|m| m.stats.turns_closed).sum(),
+        desyncs: matches.iter().map(|m| m.stats.desyncs).sum(),
+        dropped: matches.iter().map(|m| m.stats.dropped).sum(),
         seconds: begun.elapsed().as_secs_f64(),
         bytes_in: host.stats.bytes_in.load(Ordering::Relaxed),
         bytes_out: host.stats.bytes_out.load(Ordering::Relaxed),
