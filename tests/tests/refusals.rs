@@ -6,7 +6,6 @@
 use anyhow::Result;
 use cohort_client::brain::RandomBrain;
 use cohort_client::net::Link;
-use cohort_protocol::codec::encode_message;
 use cohort_protocol::limits::{COMMAND_BURST, MAX_FRAME_BYTES, PROTOCOL_VERSION, RATE_STRIKES};
 use cohort_protocol::message::{Commands, EndReason, Error, Hello, Role};
 use cohort_protocol::token::{mint, Claims};
