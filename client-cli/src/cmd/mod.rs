@@ -3,6 +3,7 @@
 pub mod bot;
 pub mod connect;
 pub mod play;
+pub mod render;
 pub mod replay;
 pub mod sim;
 pub mod token;
