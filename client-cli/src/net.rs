@@ -316,7 +316,8 @@ async fn drive_loop(
                     bail!("the server closed the connection: {reason}");
                 }
             },
-            line = next_line(lines) => match line {
+            // Lines wait until the join is answered, so early orders are not refused.
+            line = next_line(lines), if core.phase() != Phase::Joining => match line {
                 Some(text) => match crate::text::parse_line(&text) {
                     Ok(l) => core.handle_line(l),
                     Err(e) => on_event(core, &Event::Refused(e.to_string())),
