@@ -16,6 +16,12 @@ struct Cli {
 #[derive(Subcommand)]
 enum Cmd {
     Sim(cmd::sim::Args),
+    /// Draw a scenario after some ticks as SVG or PNG: terrain, buildings, units, routes, tracks.
+    Render(cmd::render::Args),
+    Play(cmd::play::Args),
+    Bot(cmd::bot::Args),
+    Replay(cmd::replay::Args),
+    Token(cmd::token::Args),
     /// Run the movement spec's self-checks, printing each one's figures; exit 1 on a failure.
     Verify(cmd::verify::Args),
 }
@@ -24,6 +30,11 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Cmd::Sim(a) => cmd::sim::run(a),
+        Cmd::Render(a) => cmd::render::run(a),
+        Cmd::Play(a) => cmd::play::run(a),
+        Cmd::Bot(a) => cmd::bot::run(a),
+        Cmd::Replay(a) => cmd::replay::run(a),
+        Cmd::Token(a) => cmd::token::run(a),
         Cmd::Verify(a) => cmd::verify::run(a),
     };
     match result {

@@ -12,6 +12,7 @@
 //! docs/FILES.md describe the bytes for readers who do not read Rust.
 
 pub mod codec;
+pub mod fingerprint;
 pub mod limits;
 pub mod message;
 pub mod replay;

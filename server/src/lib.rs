@@ -6,4 +6,8 @@
 //! - [`tls`]: certificates (files, or a self-signed one and its fingerprint);
 //! - [`driver`]: the tokio/quinn driver that moves bytes and timers for many matches.
 
+pub mod admit;
+pub mod config;
+pub mod driver;
 pub mod lockstep;
+pub mod tls;

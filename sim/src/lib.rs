@@ -13,6 +13,7 @@ pub mod map;
 pub mod nav;
 pub mod position;
 pub mod ruleset;
+pub mod scenario;
 pub mod tick;
 pub mod verify;
 pub mod walk;

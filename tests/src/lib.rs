@@ -1,1 +1,192 @@
-//! End-to-end test helpers.
+//! End-to-end test helpers: the real server driver (`cohort_server::driver::serve`, the same
+//! function the `cohort-server` binary runs) on 127.0.0.1 with a fresh self-signed certificate,
+//! and real QUIC clients (`cohort_client`). Every helper is bounded in time.
+
+use anyhow::{Context, Result};
+use clap::Parser;
+use cohort_client::brain::{Brain, Script};
+use cohort_client::core::ClientOptions;
+use cohort_client::net::ServerAuth;
+use cohort_client::session::{run_bot, BotOutcome, BotPlan, Connect};
+use cohort_protocol::message::Role;
+use cohort_protocol::replay::{read_replay, Replay};
+use cohort_protocol::token::{mint, Claims};
+use cohort_server::config::{Args, ServerConfig};
+use cohort_server::driver::{serve, unix_now, ServerSummary};
+use cohort_server::tls::Identity;
+use cohort_sim::Ruleset;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{oneshot, watch};
+use tokio::task::JoinHandle;
+
+/// The secret the test servers sign tokens with.
+pub const SECRET: &str = "end-to-end-test-secret";
+
+/// The longest any end-to-end test may run before it fails.
+pub const TEST_LIMIT: Duration = Duration::from_secs(240);
+
+/// A server running in this process on a loopback port.
+pub struct TestServer {
+    pub addr: String,
+    pub fingerprint: String,
+    pub dir: PathBuf,
+    shutdown: watch::Sender<bool>,
+    handle: JoinHandle<Result<ServerSummary>>,
+}
+
+fn fresh_dir(name: &str) -> PathBuf {
+    static N: AtomicU32 = AtomicU32::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "cohort-e2e-{name}-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    dir
+}
+
+impl TestServer {
+    /// Starts a server with `cohort-server`'s flags `flags` (besides listen, secret and dirs).
+    pub async fn start(name: &str, flags: &[&str]) -> Result<TestServer> {
+        let dir = fresh_dir(name);
+        let replays = dir.join("replays");
+        let reports = dir.join("reports");
+        let mut argv: Vec<String> = vec![
+            "cohort-server".into(),
+            "--listen".into(),
+            "127.0.0.1:0".into(),
+            "--secret".into(),
+            SECRET.into(),
+            "--replay-dir".into(),
+            replays.display().to_string(),
+            "--report-dir".into(),
+            reports.display().to_string(),
+        ];
+        argv.extend(flags.iter().map(|s| s.to_string()));
+        let args = Args::try_parse_from(argv).context("server flags")?;
+        let rules = Arc::new(Ruleset::default_rules());
+        let config = ServerConfig::load(&args, &rules)?;
+        let identity = Identity::self_signed()?;
+        let (tx, rx) = watch::channel(false);
+        let (started_tx, started_rx) = oneshot::channel();
+        let handle = tokio::spawn(async move {
+            let mut started_tx = Some(started_tx);
+            serve(
+                config,
+                SECRET.as_bytes().to_vec(),
+                rules,
+                identity,
+                rx,
+                |s| {
+                    if let Some(t) = started_tx.take() {
+                        let _ = t.send((s.local_addr, s.fingerprint.clone()));
+                    }
+                },
+            )
+            .await
+        });
+        let (addr, fingerprint) = tokio::time::timeout(Duration::from_secs(20), started_rx)
+            .await
+            .context("the server did not start")??;
+        Ok(TestServer {
+            addr: addr.to_string(),
+            fingerprint,
+            dir,
+            shutdown: tx,
+            handle,
+        })
+    }
+
+    pub fn connect(&self) -> Connect {
+        Connect {
+            server: self.addr.clone(),
+            auth: ServerAuth::fingerprint(&self.fingerprint).expect("the server's fingerprint"),
+            server_name: "localhost".into(),
+        }
+    }
+
+    /// A good token for `role` in match `match_id`.
+    pub fn token(&self, match_id: &str, role: Role) -> String {
+        mint(
+            SECRET.as_bytes(),
+            &Claims {
+                match_id: match_id.into(),
+                role,
+                expires: unix_now() + 3600,
+            },
+        )
+    }
+
+    /// Asks the server to shut down (what SIGTERM and ctrl-c do) and waits for it.
+    pub async fn stop(self) -> Result<ServerSummary> {
+        let _ = self.shutdown.send(true);
+        self.finish().await
+    }
+
+    /// Waits for the server to end by itself (every match over).
+    pub async fn finish(self) -> Result<ServerSummary> {
+        tokio::time::timeout(TEST_LIMIT, self.handle)
+            .await
+            .context("the server did not stop")??
+    }
+}
+
+/// Reads the one replay a match wrote.
+pub fn the_replay(summary: &ServerSummary) -> Replay {
+    let path = summary.matches[0]
+        .replay
+        .as_ref()
+        .expect("the match wrote a replay");
+    read_replay(&std::fs::read(path).expect("the replay file")).expect("a readable replay")
+}
+
+/// A bot's plan: a player with `brain`, keeping its hashes.
+pub fn plan(token: String, name: &str, brain: Box<dyn Brain>) -> BotPlan {
+    BotPlan {
+        options: ClientOptions {
+            token,
+            name: name.into(),
+            simulate: true,
+            perturb_at_turn: None,
+        },
+        brain,
+        turns: None,
+        keep_hashes: true,
+    }
+}
+
+/// A brain that gives no orders.
+pub fn idle() -> Box<dyn Brain> {
+    Box::new(Script::default())
+}
+
+/// Runs a bot in its own task.
+pub fn spawn_bot(server: &TestServer, plan: BotPlan) -> JoinHandle<Result<BotOutcome>> {
+    let connect = server.connect();
+    tokio::spawn(async move { run_bot(&connect, plan, Arc::new(Ruleset::default_rules())).await })
+}
+
+/// Waits for a bot's task, bounded.
+pub async fn outcome(task: JoinHandle<Result<BotOutcome>>) -> BotOutcome {
+    tokio::time::timeout(TEST_LIMIT, task)
+        .await
+        .expect("the bot finished in time")
+        .expect("the bot's task")
+        .expect("the bot's match")
+}
+
+/// Checks that every hash a client computed is the replay's (the server's) for that turn.
+pub fn agrees_with_replay(o: &BotOutcome, replay: &Replay) -> usize {
+    for (turn, hash) in &o.hashes {
+        let record = replay
+            .records
+            .get(*turn as usize)
+            .unwrap_or_else(|| panic!("turn {turn} is in the replay"));
+        assert_eq!(record.hash, *hash, "turn {turn}");
+    }
+    o.hashes.len()
+}

@@ -1,4 +1,10 @@
 //! One module per subcommand.
 
+pub mod bot;
+pub mod connect;
+pub mod play;
+pub mod render;
+pub mod replay;
 pub mod sim;
+pub mod token;
 pub mod verify;

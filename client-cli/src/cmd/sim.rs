@@ -1,34 +1,300 @@
-//! `cohort sim`: run the simulation headless.
+//! `cohort sim`: run a scenario (or the embedded default map) headless and report what it came to.
 
-use anyhow::Result;
-use cohort_sim::map::{generate, MapOptions};
-use cohort_sim::Ruleset;
+use anyhow::{bail, Context, Result};
+use cohort_sim::map::{MapOptions, DEFAULT_MAP_SEED, DEFAULT_MAP_SIZE};
+use cohort_sim::scenario::{self, ruleset_error, Report, Runner, Scenario};
+use cohort_sim::{Fx, Ruleset, Vec2, World};
+use serde::Serialize;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-/// Run the simulation headless on the default map.
+/// Run a scenario headless: every unit's final state, the counters and the hash after every turn.
 #[derive(clap::Args)]
+#[command(group(clap::ArgGroup::new("what").required(true).args(["scenario", "default_map"])))]
 pub struct Args {
-    /// How many ticks to run (a tick is 16 ms of game time).
-    #[arg(long, default_value_t = 600)]
-    ticks: u64,
+    /// The scenario file (TOML, see docs/SCENARIOS.md).
+    scenario: Option<PathBuf>,
+    /// Run the embedded default map instead of a scenario file.
+    #[arg(long)]
+    default_map: bool,
     /// Players on the default map (2 to 8).
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, requires = "default_map")]
     players: u8,
+    /// The default map's side in tiles (48 to 512).
+    #[arg(long, default_value_t = DEFAULT_MAP_SIZE, requires = "default_map")]
+    size: i32,
+    /// The default map's seed.
+    #[arg(long, default_value_t = DEFAULT_MAP_SEED, requires = "default_map")]
+    seed: u64,
+    /// Ticks to run (a tick is 16 ms of game time); default: the scenario's `ticks`, or 600.
+    #[arg(long)]
+    ticks: Option<u64>,
+    /// Print one JSON object instead of a summary.
+    #[arg(long)]
+    json: bool,
+    /// Write every unit's position after every tick to FILE (CSV: tick,unit,owner,x,y).
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
+    /// A ruleset file replacing the scenario's (TOML, see docs/RULESET.md).
+    #[arg(long, value_name = "FILE")]
+    rules: Option<PathBuf>,
+}
+
+/// What to load: a scenario file or the default map, and a ruleset replacing its own.
+pub struct Source<'a> {
+    pub scenario: Option<&'a Path>,
+    pub rules: Option<&'a Path>,
+    pub default_map: Option<MapOptions>,
+}
+
+/// Loads a scenario (or the default map) with the files it names read from disk.
+pub fn load(source: Source<'_>) -> Result<Scenario> {
+    let rules = match source.rules {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read the ruleset {}", path.display()))?;
+            let origin = path.display().to_string();
+            let r = Ruleset::from_toml(&text, &origin)
+                .map_err(|e| anyhow::anyhow!("{}", ruleset_error(&origin, &text, &e)))?;
+            Some(Arc::new(r))
+        }
+        None => None,
+    };
+    if let Some(opts) = source.default_map {
+        let rules = rules.unwrap_or_else(|| Arc::new(Ruleset::default_rules()));
+        check_map_options(&opts)?;
+        return Ok(scenario::default_map(rules, opts));
+    }
+    let Some(path) = source.scenario else {
+        bail!("name a scenario file or pass --default-map");
+    };
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the scenario {}", path.display()))?;
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let files = |name: &str| -> Result<String, String> {
+        let p = dir.join(name);
+        std::fs::read_to_string(&p).map_err(|e| format!("cannot read `{}`: {e}", p.display()))
+    };
+    Scenario::from_toml(&text, &path.display().to_string(), &files, rules)
+        .map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+fn check_map_options(o: &MapOptions) -> Result<()> {
+    use cohort_sim::map::{MAX_PLAYERS, MAX_SIZE, MIN_PLAYERS, MIN_SIZE};
+    if !(MIN_PLAYERS..=MAX_PLAYERS).contains(&o.players) {
+        bail!("--players must be {MIN_PLAYERS} to {MAX_PLAYERS}");
+    }
+    if !(MIN_SIZE..=MAX_SIZE).contains(&o.size) {
+        bail!("--size must be {MIN_SIZE} to {MAX_SIZE}");
+    }
+    Ok(())
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let rules = Arc::new(Ruleset::default_rules());
-    let mut world = generate(
-        rules,
-        MapOptions {
+    let scenario = load(Source {
+        scenario: args.scenario.as_deref(),
+        rules: args.rules.as_deref(),
+        default_map: args.default_map.then_some(MapOptions {
+            seed: args.seed,
+            size: args.size,
             players: args.players,
-            ..MapOptions::default()
-        },
-    );
-    for _ in 0..args.ticks {
-        world.step(&[]);
+        }),
+    })?;
+    let ticks = args.ticks.unwrap_or(scenario.ticks);
+    let mut runner = Runner::new(scenario);
+    match &args.trace {
+        Some(path) => {
+            let file = std::fs::File::create(path)
+                .with_context(|| format!("cannot write the trace {}", path.display()))?;
+            let mut out = std::io::BufWriter::new(file);
+            let mut result = write_trace_header(&mut out, &runner.world);
+            runner.run(ticks, |w| {
+                if result.is_ok() {
+                    result = write_trace_tick(&mut out, w);
+                }
+            });
+            result
+                .and_then(|_| out.flush())
+                .with_context(|| format!("cannot write the trace {}", path.display()))?;
+        }
+        None => runner.run(ticks, |_| {}),
     }
-    println!("tick {} hash {}", world.tick(), world.hash());
+    let report = runner.report();
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    if args.json {
+        serde_json::to_writer_pretty(&mut out, &ReportJson::of(&report))?;
+        writeln!(out)?;
+    } else {
+        write_summary(&mut out, &report)?;
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The trace's header and every unit's position at the start (tick 0 of the run).
+fn write_trace_header(out: &mut impl Write, world: &World) -> std::io::Result<()> {
+    writeln!(out, "tick,unit,owner,x,y")?;
+    write_trace_tick(out, world)
+}
+
+/// One line per living unit: the tick just run, its id, owner and position (exact decimals).
+pub fn write_trace_tick(out: &mut impl Write, world: &World) -> std::io::Result<()> {
+    for u in &world.state.units {
+        writeln!(
+            out,
+            "{},{},{},{},{}",
+            world.tick(),
+            u.id.0,
+            u.owner,
+            u.position.x,
+            u.position.y
+        )?;
+    }
+    Ok(())
+}
+
+/// A fixed-point number as a JSON number: exact (an I48F16 fits an f64's mantissa).
+fn num(v: Fx) -> f64 {
+    v.to_num::<f64>()
+}
+
+fn point(p: Vec2) -> [f64; 2] {
+    [num(p.x), num(p.y)]
+}
+
+/// Turns the sim's serde form of fixed-point numbers (`{"bits": n}`) into plain numbers.
+fn plain_numbers(v: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        Value::Object(map) => {
+            if map.len() == 1 {
+                if let Some(bits) = map.get("bits").and_then(Value::as_i64) {
+                    return serde_json::json!(num(Fx::from_bits(bits)));
+                }
+            }
+            Value::Object(
+                map.into_iter()
+                    .map(|(k, v)| (k, plain_numbers(v)))
+                    .collect(),
+            )
+        }
+        Value::Array(a) => Value::Array(a.into_iter().map(plain_numbers).collect()),
+        other => other,
+    }
+}
+
+#[derive(Serialize)]
+struct ReportJson {
+    scenario: String,
+    ruleset: String,
+    map: MapJson,
+    ticks: u64,
+    turn_ticks: u32,
+    units: Vec<UnitJson>,
+    counters: serde_json::Value,
+    turn_hashes: Vec<String>,
+    final_hash: String,
+}
+
+#[derive(Serialize)]
+struct MapJson {
+    width: i32,
+    height: i32,
+}
+
+#[derive(Serialize)]
+struct UnitJson {
+    id: u64,
+    kind: String,
+    owner: u8,
+    position: [f64; 2],
+    hit_points: u32,
+    order: serde_json::Value,
+    state: serde_json::Value,
+    route: Vec<[f64; 2]>,
+    carrying: serde_json::Value,
+}
+
+impl ReportJson {
+    fn of(r: &Report) -> ReportJson {
+        let value = |v: serde_json::Result<serde_json::Value>| {
+            plain_numbers(v.unwrap_or(serde_json::Value::Null))
+        };
+        ReportJson {
+            scenario: r.scenario.clone(),
+            ruleset: r.ruleset.to_string(),
+            map: MapJson {
+                width: r.width,
+                height: r.height,
+            },
+            ticks: r.ticks,
+            turn_ticks: r.turn_ticks,
+            units: r
+                .units
+                .iter()
+                .map(|u| UnitJson {
+                    id: u.id.0,
+                    kind: u.kind.clone(),
+                    owner: u.owner,
+                    position: point(u.position),
+                    hit_points: u.hit_points,
+                    order: value(serde_json::to_value(&u.order)),
+                    state: value(serde_json::to_value(u.state)),
+                    route: u.route.iter().map(|&p| point(p)).collect(),
+                    carrying: value(serde_json::to_value(u.carrying)),
+                })
+                .collect(),
+            counters: value(serde_json::to_value(&r.counters)),
+            turn_hashes: r.turn_hashes.iter().map(|h| h.to_string()).collect(),
+            final_hash: r.final_hash.to_string(),
+        }
+    }
+}
+
+/// The human summary: what ran, where every unit ended up (the first few), the counters, the hash.
+fn write_summary(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
+    /// Units listed one by one in the summary; the rest are counted.
+    const LISTED_UNITS: usize = 24;
+    writeln!(out, "scenario  {}", r.scenario)?;
+    writeln!(
+        out,
+        "ran       {} ticks ({} turns of {} ticks) on a {}x{} map",
+        r.ticks,
+        r.turn_hashes.len(),
+        r.turn_ticks,
+        r.width,
+        r.height
+    )?;
+    let moving = r.units.iter().filter(|u| !u.route.is_empty()).count();
+    writeln!(
+        out,
+        "units     {} ({} still walking)",
+        r.units.len(),
+        moving
+    )?;
+    for u in r.units.iter().take(LISTED_UNITS) {
+        writeln!(
+            out,
+            "  #{:<5} {:<14} player {}  at ({:>8.3}, {:>8.3})  {:?}",
+            u.id.0,
+            u.kind,
+            u.owner,
+            num(u.position.x),
+            num(u.position.y),
+            u.state
+        )?;
+    }
+    if r.units.len() > LISTED_UNITS {
+        writeln!(out, "  … and {} more", r.units.len() - LISTED_UNITS)?;
+    }
+    let counters = serde_json::to_value(&r.counters).unwrap_or_default();
+    if let Some(map) = counters.as_object() {
+        writeln!(out, "counters")?;
+        for (k, v) in map {
+            writeln!(out, "  {k:<18} {v}")?;
+        }
+    }
+    writeln!(out, "final hash {}", r.final_hash)
 }

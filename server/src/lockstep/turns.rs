@@ -1,7 +1,7 @@
 //! Turns: scheduling commands, closing a turn on time, running it in the server's sim,
 //! comparing hashes, and lag.
 
-use super::{Action, Match, PeerId, Phase};
+use super::{Action, Match, PeerId};
 use cohort_protocol::codec::encode_message;
 use cohort_protocol::limits::{
     LAG_DROP_TURNS, LAG_WARN_TURNS, MAX_COMMANDS_PER_MESSAGE, MAX_COMMANDS_PER_TURN,
@@ -38,10 +38,6 @@ impl Match {
             );
             return;
         };
-        if self.phase != Phase::Running {
-            self.refuse(peer, ErrorCode::Unexpected, "the match is not running");
-            return;
-        }
         if msg.commands.len() > MAX_COMMANDS_PER_MESSAGE {
             self.refuse(
                 peer,

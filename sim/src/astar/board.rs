@@ -27,6 +27,10 @@ pub(crate) struct Board {
     /// Padded row length: `width + 2`.
     pub pitch: usize,
     pub cells: Vec<u8>,
+    /// Per padded tile, the steps a search may take from it with every gate shut: bit `s` for
+    /// [`STEPS`]`[s]` when that tile is open and, for a diagonal, both tiles beside the corner
+    /// too. A tile [`BESIDE_GATE`] works its steps out per key instead.
+    pub moves: Vec<u8>,
     /// The eight neighbour offsets, straights first: N, E, S, W, then NE, SE, SW, NW.
     pub offsets: [isize; 8],
 }
@@ -75,9 +79,11 @@ impl Board {
             height: h,
             pitch,
             cells,
+            moves: Vec::new(),
             offsets,
         };
         board.mark_beside();
+        board.mark_moves();
         board
     }
 
@@ -106,6 +112,47 @@ impl Board {
                 self.cells[p] |= flags;
             }
         }
+    }
+
+    fn mark_moves(&mut self) {
+        let mut moves = vec![0u8; self.cells.len()];
+        for y in 0..self.height as usize {
+            for x in 0..self.width as usize {
+                let p = (y + 1) * self.pitch + x + 1;
+                moves[p] = self.steps_from(p, |n| self.cells[n] & OPEN != 0);
+            }
+        }
+        self.moves = moves;
+    }
+
+    /// The steps from padded tile `p` onto padded tiles `open` says are open, never cutting a
+    /// corner.
+    #[inline]
+    fn steps_from(&self, p: usize, open: impl Fn(usize) -> bool) -> u8 {
+        let mut mask = 0u8;
+        for s in 0..4 {
+            if open((p as isize + self.offsets[s]) as usize) {
+                mask |= 1 << s;
+            }
+        }
+        for (d, &(a, b)) in DIAGONAL_SIDES.iter().enumerate() {
+            if mask & (1 << a) != 0
+                && mask & (1 << b) != 0
+                && open((p as isize + self.offsets[4 + d]) as usize)
+            {
+                mask |= 1 << (4 + d);
+            }
+        }
+        mask
+    }
+
+    /// The steps a search with `key` may take from padded tile `p` (bit `s` for [`STEPS`]`[s]`).
+    #[inline]
+    pub fn moves_for(&self, grid: &Grid, key: Keyed, p: usize) -> u8 {
+        if self.cells[p] & BESIDE_GATE == 0 {
+            return self.moves[p];
+        }
+        self.steps_from(p, |n| self.open(grid, key, n))
     }
 
     /// The padded index of a tile on the map.

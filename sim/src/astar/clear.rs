@@ -7,8 +7,9 @@
 //! [`body_clear`] also sweeps the walker's body along the line, a quarter of a tile at a time.
 //! Everything is exact integer arithmetic on fixed-point bits: same answer on every machine.
 
+use super::straighten::segment_enters;
 use crate::grid::{Grid, Keyed};
-use crate::position::{fx_ratio, Fx, Vec2};
+use crate::position::{fx_ratio, Bounds, Fx, Tile, Vec2};
 
 /// The thinnest body a line is tested for: an eighth of a tile.
 pub const K_MIN_BODY_RADIUS: Fx = fx_ratio(1, 8);
@@ -34,7 +35,9 @@ pub fn middle_clear(grid: &Grid, key: Keyed, from: Vec2, to: Vec2) -> bool {
 /// Whether a body of `radius` (at least [`K_MIN_BODY_RADIUS`]) can walk straight from `from` to
 /// `to`: the middle is clear ([`middle_clear`]) and the body, tested every [`K_BODY_STEP`] along
 /// the line, touches closed ground only where it already touches it at the start or comes up
-/// against it at the end. Same inputs, same answer on every machine.
+/// against it at the end. Between two tests the box's sweep is checked exactly against every
+/// closed tile it could reach, so no corner is clipped between tests. Same inputs, same answer on
+/// every machine.
 pub fn body_clear(grid: &Grid, key: Keyed, from: Vec2, to: Vec2, radius: Fx) -> bool {
     if !middle_clear(grid, key, from, to) {
         return false;
@@ -45,19 +48,30 @@ pub fn body_clear(grid: &Grid, key: Keyed, from: Vec2, to: Vec2, radius: Fx) -> 
     let length = (to - from).length();
     let steps = (length.to_bits() + K_BODY_STEP.to_bits() - 1) / K_BODY_STEP.to_bits();
     let steps = steps.max(1);
+    let mut before = from;
     for k in 0..=steps {
         let p = from.lerp(to, Fx::from_num(k), Fx::from_num(steps));
-        let span = TileSpan::touched(p, r);
-        for y in span.y0..=span.y1 {
-            for x in span.x0..=span.x1 {
+        let here = TileSpan::touched(p, r);
+        // Between two tests the box sweeps a little more than either covers (the corners of a
+        // diagonal step): any closed tile in reach of the sweep is checked against it exactly.
+        let swept = here.union(&TileSpan::touched(before, r));
+        for y in swept.y0..=swept.y1 {
+            for x in swept.x0..=swept.x1 {
                 if at_start.contains(x, y) || at_end.contains(x, y) {
                     continue;
                 }
-                if !grid.passable(key, crate::position::Tile::new(x, y)) {
+                let t = Tile::new(x, y);
+                if grid.passable(key, t) {
+                    continue;
+                }
+                if here.contains(x, y)
+                    || segment_enters(before, p, &Bounds::of_tile(t).widened(Fx::from_bits(r)))
+                {
                     return false;
                 }
             }
         }
+        before = p;
     }
     true
 }
@@ -77,6 +91,15 @@ impl TileSpan {
         let (x0, x1) = overlapped(p.x.to_bits(), r);
         let (y0, y1) = overlapped(p.y.to_bits(), r);
         TileSpan { x0, x1, y0, y1 }
+    }
+
+    fn union(&self, o: &TileSpan) -> TileSpan {
+        TileSpan {
+            x0: self.x0.min(o.x0),
+            x1: self.x1.max(o.x1),
+            y0: self.y0.min(o.y0),
+            y1: self.y1.max(o.y1),
+        }
     }
 
     fn contains(&self, x: i32, y: i32) -> bool {

@@ -8,7 +8,7 @@
 //! and cleared by a generation stamp rather than wiped; nothing is allocated per search once the
 //! scratch has grown to the map.
 
-use super::board::{Board, DIAGONAL_SIDES, STEPS};
+use super::board::{Board, STEPS};
 use super::landmarks::{Chosen, LayerLandmarks, K_FAR, K_LANDMARKS};
 use crate::grid::{Grid, Keyed, LayerId};
 use crate::position::Tile;
@@ -44,11 +44,16 @@ const ESTIMATE_MAX: u64 = (1 << ESTIMATE_BITS) - 1;
 const TOTAL_MAX: u64 = (1 << TOTAL_BITS) - 1;
 
 /// Node flag: expanded.
-const CLOSED: u32 = 1;
+const CLOSED: u16 = 1;
+/// Node flags: the step the node was reached by (an index into the steps), in these bits.
+const PARENT_SHIFT: u16 = 1;
+const PARENT_MASK: u16 = 0xF << PARENT_SHIFT;
+/// No parent (the start, or not reached yet).
+const NO_PARENT: u16 = 8 << PARENT_SHIFT;
 /// Node flags above this shift count the units standing on the tile.
-const STANDING_SHIFT: u32 = 8;
-/// No parent (the start).
-const NO_PARENT: u32 = u32::MAX;
+const STANDING_SHIFT: u16 = 5;
+/// The most units counted standing on one tile (far more than fit on it).
+const MOST_STANDING: u16 = u16::MAX >> STANDING_SHIFT;
 
 /// How many expansions a search may spend.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -135,13 +140,13 @@ impl Found {
 #[derive(Clone, Copy, Debug, Default)]
 struct Node {
     /// The search this node was last touched by; any other value means untouched.
-    generation: u32,
+    generation: u16,
     /// The best cost found from the start.
     g: u32,
-    /// Padded index of the node it was reached from.
-    parent: u32,
-    /// [`CLOSED`], and the count of units standing on it above [`STANDING_SHIFT`].
-    flags: u32,
+    /// [`CLOSED`], the step it was reached by (or [`NO_PARENT`]) and the count of units
+    /// standing on it above [`STANDING_SHIFT`]. Eight bytes a node keep the array small: the
+    /// search's time goes mostly to fetching neighbours' nodes.
+    flags: u16,
 }
 
 /// The search's scratch, kept between searches (one per world, in its caches): the node array
@@ -149,7 +154,7 @@ struct Node {
 #[derive(Clone, Debug, Default)]
 pub struct Scratch {
     nodes: Vec<Node>,
-    generation: u32,
+    generation: u16,
     heap: BinaryHeap<Reverse<u64>>,
     path: Vec<Tile>,
     boards: Vec<Option<Board>>,
@@ -177,13 +182,13 @@ impl Scratch {
     }
 
     /// Starts a new search over `len` padded tiles: a new generation, wiping only on wrap-around.
-    fn begin(&mut self, len: usize) -> u32 {
+    fn begin(&mut self, len: usize) -> u16 {
         if self.nodes.len() != len {
             self.nodes.clear();
             self.nodes.resize(len, Node::default());
             self.generation = 0;
         }
-        if self.generation == u32::MAX {
+        if self.generation == u16::MAX {
             self.nodes.fill(Node::default());
             self.generation = 0;
         }
@@ -275,11 +280,12 @@ pub fn find_route(grid: &Grid, scratch: &mut Scratch, search: &Search) -> Found 
                 *n = Node {
                     generation,
                     g: u32::MAX,
-                    parent: NO_PARENT,
-                    flags: 0,
+                    flags: NO_PARENT,
                 };
             }
-            n.flags += 1 << STANDING_SHIFT;
+            if n.flags >> STANDING_SHIFT < MOST_STANDING {
+                n.flags += 1 << STANDING_SHIFT;
+            }
         }
     }
 
@@ -303,7 +309,7 @@ pub fn find_route(grid: &Grid, scratch: &mut Scratch, search: &Search) -> Found 
     }
     start_node.generation = generation;
     start_node.g = 0;
-    start_node.parent = NO_PARENT;
+    start_node.flags = (start_node.flags & !PARENT_MASK) | NO_PARENT;
     let h0 = estimate.at(from.x, from.y, start);
     heap.push(Reverse(key_of(h0, h0, start)));
 
@@ -332,28 +338,18 @@ pub fn find_route(grid: &Grid, scratch: &mut Scratch, search: &Search) -> Found 
         }
         let (x, y) = ((p % pitch) as i32 - 1, (p / pitch) as i32 - 1);
         let g = node.g;
-        let mut straight_open = [false; 4];
-        for s in 0..8 {
-            if s >= 4 {
-                let (a, b) = DIAGONAL_SIDES[s - 4];
-                if !(straight_open[a] && straight_open[b]) {
-                    continue;
-                }
-            }
+        // The legal steps, straights first in the one fixed order (bit s is STEPS[s]).
+        let mut moves = board.moves_for(grid, key, p);
+        while moves != 0 {
+            let s = moves.trailing_zeros() as usize;
+            moves &= moves - 1;
             let n = (p as isize + offsets[s]) as usize;
-            if !board.open(grid, key, n) {
-                continue;
-            }
-            if s < 4 {
-                straight_open[s] = true;
-            }
             let nb = &mut nodes[n];
             if nb.generation != generation {
                 *nb = Node {
                     generation,
                     g: u32::MAX,
-                    parent: NO_PARENT,
-                    flags: 0,
+                    flags: NO_PARENT,
                 };
             } else if nb.flags & CLOSED != 0 {
                 continue;
@@ -362,11 +358,11 @@ pub fn find_route(grid: &Grid, scratch: &mut Scratch, search: &Search) -> Found 
             if search.beside_closed && board.beside_closed(grid, key, n) {
                 step += K_BESIDE_CLOSED;
             }
-            step += K_PAST_STANDING * (nb.flags >> STANDING_SHIFT);
+            step += K_PAST_STANDING * u32::from(nb.flags >> STANDING_SHIFT);
             let ng = g + step;
             if ng < nb.g {
                 nb.g = ng;
-                nb.parent = p as u32;
+                nb.flags = (nb.flags & !PARENT_MASK) | ((s as u16) << PARENT_SHIFT);
                 let (dx, dy) = STEPS[s];
                 let hn = estimate.at(x + dx, y + dy, n);
                 heap.push(Reverse(key_of(ng + hn, hn, n)));
@@ -378,11 +374,11 @@ pub fn find_route(grid: &Grid, scratch: &mut Scratch, search: &Search) -> Found 
     let mut p = end;
     loop {
         path.push(Tile::new((p % pitch) as i32 - 1, (p / pitch) as i32 - 1));
-        let parent = nodes[p].parent;
-        if parent == NO_PARENT {
+        let step = nodes[p].flags & PARENT_MASK;
+        if step == NO_PARENT {
             break;
         }
-        p = parent as usize;
+        p = (p as isize - offsets[(step >> PARENT_SHIFT) as usize]) as usize;
     }
     path.reverse();
     Found {
@@ -390,5 +386,22 @@ pub fn find_route(grid: &Grid, scratch: &mut Scratch, search: &Search) -> Found 
         end: Tile::new((end % pitch) as i32 - 1, (end / pitch) as i32 - 1),
         cost: nodes[end].g,
         expansions,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_node_is_eight_bytes() {
+        assert_eq!(std::mem::size_of::<Node>(), 8);
+    }
+
+    #[test]
+    fn a_heap_key_orders_by_total_then_estimate_then_index() {
+        assert!(key_of(10, 9, 5) < key_of(11, 0, 0));
+        assert!(key_of(10, 3, 9) < key_of(10, 4, 0));
+        assert!(key_of(10, 3, 1) < key_of(10, 3, 2));
     }
 }

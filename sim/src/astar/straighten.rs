@@ -41,11 +41,14 @@ pub fn straighten(
     path: &[Tile],
     goal: Option<Vec2>,
 ) -> Vec<Vec2> {
+    // The tile centres after the start's, then the exact goal when it was reached. The goal
+    // tile's centre stays as a point of its own: a body that cannot see the exact goal from
+    // further off walks to its tile's middle first.
     let mut points: Vec<Vec2> = path.iter().skip(1).map(|&t| Vec2::of_tile(t)).collect();
-    match (goal, points.last_mut()) {
-        (Some(g), Some(last)) => *last = g,
-        (Some(g), None) => points.push(g),
-        (None, _) => {}
+    if let Some(g) = goal {
+        if points.last() != Some(&g) {
+            points.push(g);
+        }
     }
     // Standing units a line must keep clear of: all but those on the walked tiles.
     let margin = walker.radius / 2;
@@ -79,6 +82,17 @@ pub fn straighten(
             }
             seen
         };
+        if chosen == next && !sees(at, points[chosen]) {
+            // Nothing in sight (a body standing off its tile's middle, against closed ground):
+            // first to the middle of the tile it stands on, from which the search's steps are
+            // walkable, and look again from there.
+            let centre = Vec2::of_tile(at.tile());
+            if centre != at && sees(at, centre) {
+                legs.push(centre);
+                at = centre;
+                continue;
+            }
+        }
         legs.push(points[chosen]);
         at = points[chosen];
         next = chosen + 1;

@@ -94,6 +94,28 @@ impl Grid {
         g
     }
 
+    /// A grid of `width` × `height` tiles with the given terrain, row by row (`y * width + x`).
+    /// Returns `None` when the sizes disagree or are out of bounds, or a terrain is unknown.
+    pub fn from_terrain(
+        rules: &Ruleset,
+        width: i32,
+        height: i32,
+        terrain: Vec<TerrainId>,
+    ) -> Option<Grid> {
+        if width <= 0 || height <= 0 || width > MAX_MAP_SIDE || height > MAX_MAP_SIDE {
+            return None;
+        }
+        if terrain.len() != (width * height) as usize
+            || terrain.iter().any(|&t| t as usize >= rules.terrains.len())
+        {
+            return None;
+        }
+        let mut g = Grid::new(rules, width, height, 0);
+        g.terrain = terrain;
+        g.rebuild_open();
+        Some(g)
+    }
+
     /// Checks a grid that came from outside (a snapshot): sizes and layer tables agree.
     pub fn check(&self) -> Result<(), String> {
         let n = (self.width as i64) * (self.height as i64);

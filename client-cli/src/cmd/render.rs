@@ -1,0 +1,483 @@
+//! `cohort render`: a picture of a scenario after some ticks — terrain, buildings, resources,
+//! units in their owner's colour, the routes they have left and (with `--trace`) the tracks they
+//! walked — as SVG or PNG, by the output file's extension.
+
+use super::sim::{load, Source};
+use anyhow::{bail, Context, Result};
+use cohort_sim::grid::Occupant;
+use cohort_sim::map::{MapOptions, DEFAULT_MAP_SEED, DEFAULT_MAP_SIZE};
+use cohort_sim::ruleset::Good;
+use cohort_sim::scenario::Runner;
+use cohort_sim::{Fx, Tile, Vec2, World};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// The largest picture side, in pixels: big maps are drawn with fewer pixels a tile.
+const MAX_PICTURE_SIDE: u32 = 2048;
+/// Pixels a tile when the map is small enough.
+const TILE_PIXELS: u32 = 24;
+/// The owners' colours, player 0 to 7 (Age of Empires II's order).
+const OWNER_COLOURS: [u32; 8] = [
+    0x2f5bd8, 0xd82f2f, 0x2fa84a, 0xe0d020, 0x20c0c0, 0xa040c0, 0x909090, 0xe08020,
+];
+
+/// Draw a scenario after some ticks as SVG or PNG.
+#[derive(clap::Args)]
+#[command(group(clap::ArgGroup::new("what").required(true).args(["scenario", "default_map"])))]
+pub struct Args {
+    /// The scenario file (TOML, see docs/SCENARIOS.md).
+    scenario: Option<PathBuf>,
+    /// Draw the embedded default map instead of a scenario file.
+    #[arg(long)]
+    default_map: bool,
+    /// Players on the default map (2 to 8).
+    #[arg(long, default_value_t = 2, requires = "default_map")]
+    players: u8,
+    /// The default map's side in tiles (48 to 512).
+    #[arg(long, default_value_t = DEFAULT_MAP_SIZE, requires = "default_map")]
+    size: i32,
+    /// The default map's seed.
+    #[arg(long, default_value_t = DEFAULT_MAP_SEED, requires = "default_map")]
+    seed: u64,
+    /// Ticks to run before drawing (default 0: the scenario as laid out).
+    #[arg(long, default_value_t = 0)]
+    ticks: u64,
+    /// The picture: FILE.svg or FILE.png.
+    #[arg(long, value_name = "FILE")]
+    out: PathBuf,
+    /// Also draw the track every unit walked.
+    #[arg(long)]
+    trace: bool,
+    /// A ruleset file replacing the scenario's (TOML, see docs/RULESET.md).
+    #[arg(long, value_name = "FILE")]
+    rules: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let png = match args.out.extension().and_then(|e| e.to_str()) {
+        Some(e) if e.eq_ignore_ascii_case("png") => true,
+        Some(e) if e.eq_ignore_ascii_case("svg") => false,
+        _ => bail!("--out must end in .svg or .png"),
+    };
+    let scenario = load(Source {
+        scenario: args.scenario.as_deref(),
+        rules: args.rules.as_deref(),
+        default_map: args.default_map.then_some(MapOptions {
+            seed: args.seed,
+            size: args.size,
+            players: args.players,
+        }),
+    })?;
+    let mut runner = Runner::new(scenario);
+    // Each unit's track: (id, owner, points), in id order.
+    let mut tracks: Vec<(u64, u8, Vec<Vec2>)> = runner
+        .world
+        .state
+        .units
+        .iter()
+        .map(|u| (u.id.0, u.owner, vec![u.position]))
+        .collect();
+    runner.run(args.ticks, |w| {
+        if !args.trace {
+            return;
+        }
+        for u in &w.state.units {
+            if let Ok(i) = tracks.binary_search_by_key(&u.id.0, |t| t.0) {
+                let last = *tracks[i].2.last().expect("a track starts with a point");
+                if last != u.position {
+                    tracks[i].2.push(u.position);
+                }
+            }
+        }
+    });
+    let scene = Scene::of(&runner.world, if args.trace { &tracks } else { &[] });
+    if png {
+        let bytes = scene.png()?;
+        std::fs::write(&args.out, bytes)
+    } else {
+        std::fs::write(&args.out, scene.svg())
+    }
+    .with_context(|| format!("cannot write {}", args.out.display()))?;
+    println!(
+        "drew {} at tick {} ({}x{} px)",
+        args.out.display(),
+        runner.world.tick(),
+        scene.width,
+        scene.height
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A colour with its opacity (0 to 255).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Colour {
+    rgb: u32,
+    alpha: u8,
+}
+
+impl Colour {
+    fn solid(rgb: u32) -> Colour {
+        Colour { rgb, alpha: 255 }
+    }
+
+    fn faded(rgb: u32, alpha: u8) -> Colour {
+        Colour { rgb, alpha }
+    }
+
+    fn parse(hex: &str) -> Colour {
+        Colour::solid(u32::from_str_radix(hex.trim_start_matches('#'), 16).unwrap_or(0x808080))
+    }
+
+    fn rgb8(self) -> (u8, u8, u8) {
+        (
+            (self.rgb >> 16) as u8,
+            (self.rgb >> 8) as u8,
+            self.rgb as u8,
+        )
+    }
+
+    fn svg(self) -> String {
+        format!("#{:06x}", self.rgb & 0xff_ffff)
+    }
+
+    fn opacity(self) -> f32 {
+        f32::from(self.alpha) / 255.0
+    }
+}
+
+/// One thing to draw, in pixels.
+#[derive(Clone, Debug)]
+enum Shape {
+    Rect {
+        x: f32,
+        y: f32,
+        w: f32,
+        h: f32,
+        fill: Colour,
+        stroke: Option<(Colour, f32)>,
+    },
+    Circle {
+        x: f32,
+        y: f32,
+        r: f32,
+        fill: Colour,
+        stroke: Option<(Colour, f32)>,
+    },
+    Line {
+        points: Vec<(f32, f32)>,
+        colour: Colour,
+        width: f32,
+        dashed: bool,
+    },
+}
+
+/// The picture: its size and its shapes, back to front.
+struct Scene {
+    width: u32,
+    height: u32,
+    shapes: Vec<Shape>,
+}
+
+fn owner_colour(p: u8) -> u32 {
+    OWNER_COLOURS[usize::from(p) % OWNER_COLOURS.len()]
+}
+
+fn good_colour(g: Good) -> u32 {
+    match g {
+        Good::Wood => 0x1b4a17,
+        Good::Gold => 0xf0c419,
+        Good::Stone => 0xb8b8b0,
+        Good::Food => 0xc8326e,
+    }
+}
+
+impl Scene {
+    fn of(world: &World, tracks: &[(u64, u8, Vec<Vec2>)]) -> Scene {
+        let grid = world.grid();
+        let rules = world.rules();
+        let side = grid.width().max(grid.height()).max(1) as u32;
+        let scale = (MAX_PICTURE_SIDE / side).clamp(1, TILE_PIXELS) as f32;
+        let (width, height) = (
+            grid.width() as u32 * scale as u32,
+            grid.height() as u32 * scale as u32,
+        );
+        // A world point to pixels: tile t spans t - 0.5 to t + 0.5.
+        let px = |v: Fx| (v.to_num::<f32>() + 0.5) * scale;
+        let pt = |p: Vec2| (px(p.x), px(p.y));
+        let mut shapes = Vec::new();
+        // Terrain, a row of same-terrain tiles at a time.
+        for y in 0..grid.height() {
+            let mut x = 0;
+            while x < grid.width() {
+                let t = grid.terrain(Tile::new(x, y)).unwrap_or(0);
+                let mut end = x + 1;
+                while end < grid.width() && grid.terrain(Tile::new(end, y)) == Some(t) {
+                    end += 1;
+                }
+                shapes.push(Shape::Rect {
+                    x: x as f32 * scale,
+                    y: y as f32 * scale,
+                    w: (end - x) as f32 * scale,
+                    h: scale,
+                    fill: Colour::parse(&rules.terrains[t as usize].colour),
+                    stroke: None,
+                });
+                x = end;
+            }
+        }
+        // Resources: trees round, mines and bushes square.
+        for r in &world.state.resources {
+            let kind = &rules.resources[r.kind as usize];
+            let (cx, cy) = pt(Vec2::of_tile(r.tile));
+            let fill = Colour::solid(good_colour(kind.gives));
+            if kind.is_tree || kind.gives == Good::Wood {
+                shapes.push(Shape::Circle {
+                    x: cx,
+                    y: cy,
+                    r: scale * 0.42,
+                    fill,
+                    stroke: None,
+                });
+            } else {
+                let s = scale * 0.8;
+                shapes.push(Shape::Rect {
+                    x: cx - s / 2.0,
+                    y: cy - s / 2.0,
+                    w: s,
+                    h: s,
+                    fill,
+                    stroke: Some((Colour::solid(0x303030), (scale / 16.0).max(0.5))),
+                });
+            }
+        }
+        // Buildings: their footprint in the owner's colour; foundations faded, gates striped light.
+        for b in &world.state.buildings {
+            let f = b.footprint;
+            let x0 = (f.origin.x + f.min.x) as f32 * scale;
+            let y0 = (f.origin.y + f.min.y) as f32 * scale;
+            let colour = owner_colour(b.owner);
+            let gate = matches!(grid.occupant(f.origin), Occupant::Gate { .. });
+            let alpha = if !b.complete {
+                110
+            } else if gate {
+                170
+            } else {
+                230
+            };
+            shapes.push(Shape::Rect {
+                x: x0 + 1.0,
+                y: y0 + 1.0,
+                w: f.width() as f32 * scale - 2.0,
+                h: f.height() as f32 * scale - 2.0,
+                fill: Colour::faded(colour, alpha),
+                stroke: Some((Colour::solid(0x202020), (scale / 10.0).max(1.0))),
+            });
+        }
+        // Tracks walked, then routes left, then the units on top.
+        for (_, owner, points) in tracks {
+            if points.len() > 1 {
+                shapes.push(Shape::Line {
+                    points: points.iter().map(|&p| pt(p)).collect(),
+                    colour: Colour::faded(owner_colour(*owner), 160),
+                    width: (scale / 8.0).max(1.0),
+                    dashed: false,
+                });
+            }
+        }
+        for u in &world.state.units {
+            if let Some(route) = &u.route {
+                if !route.waypoints.is_empty() {
+                    let points = std::iter::once(u.position)
+                        .chain(route.waypoints.iter().copied())
+                        .map(pt)
+                        .collect();
+                    shapes.push(Shape::Line {
+                        points,
+                        colour: Colour::solid(0xffffff),
+                        width: (scale / 12.0).max(1.0),
+                        dashed: true,
+                    });
+                }
+            }
+        }
+        for u in &world.state.units {
+            let (cx, cy) = pt(u.position);
+            let radius = rules.units[u.kind as usize].radius.to_num::<f32>() * scale;
+            shapes.push(Shape::Circle {
+                x: cx,
+                y: cy,
+                r: radius.max(2.0),
+                fill: Colour::solid(owner_colour(u.owner)),
+                stroke: Some((Colour::solid(0x000000), (scale / 16.0).max(0.75))),
+            });
+        }
+        Scene {
+            width,
+            height,
+            shapes,
+        }
+    }
+
+    fn svg(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}">"#,
+            w = self.width,
+            h = self.height
+        );
+        let stroke_attr = |stroke: &Option<(Colour, f32)>| match stroke {
+            Some((c, w)) => format!(r#" stroke="{}" stroke-width="{w:.2}""#, c.svg()),
+            None => String::new(),
+        };
+        for shape in &self.shapes {
+            let _ = match shape {
+                Shape::Rect {
+                    x,
+                    y,
+                    w,
+                    h,
+                    fill,
+                    stroke,
+                } => writeln!(
+                    s,
+                    r#"<rect x="{x:.2}" y="{y:.2}" width="{w:.2}" height="{h:.2}" fill="{}" fill-opacity="{:.3}"{}/>"#,
+                    fill.svg(),
+                    fill.opacity(),
+                    stroke_attr(stroke)
+                ),
+                Shape::Circle {
+                    x,
+                    y,
+                    r,
+                    fill,
+                    stroke,
+                } => writeln!(
+                    s,
+                    r#"<circle cx="{x:.2}" cy="{y:.2}" r="{r:.2}" fill="{}" fill-opacity="{:.3}"{}/>"#,
+                    fill.svg(),
+                    fill.opacity(),
+                    stroke_attr(stroke)
+                ),
+                Shape::Line {
+                    points,
+                    colour,
+                    width,
+                    dashed,
+                } => {
+                    let pts: Vec<String> = points
+                        .iter()
+                        .map(|(x, y)| format!("{x:.2},{y:.2}"))
+                        .collect();
+                    let dash = if *dashed {
+                        format!(
+                            r#" stroke-dasharray="{:.1} {:.1}""#,
+                            width * 4.0,
+                            width * 3.0
+                        )
+                    } else {
+                        String::new()
+                    };
+                    writeln!(
+                        s,
+                        r#"<polyline points="{}" fill="none" stroke="{}" stroke-opacity="{:.3}" stroke-width="{width:.2}" stroke-linejoin="round"{dash}/>"#,
+                        pts.join(" "),
+                        colour.svg(),
+                        colour.opacity()
+                    )
+                }
+            };
+        }
+        s.push_str("</svg>\n");
+        s
+    }
+
+    fn png(&self) -> Result<Vec<u8>> {
+        use tiny_skia::{
+            FillRule, Paint, PathBuilder, Pixmap, Rect, Stroke, StrokeDash, Transform,
+        };
+        let mut pixmap =
+            Pixmap::new(self.width, self.height).context("the picture is too large to draw")?;
+        let paint = |c: Colour| {
+            let (r, g, b) = c.rgb8();
+            let mut p = Paint::default();
+            p.set_color_rgba8(r, g, b, c.alpha);
+            p.anti_alias = true;
+            p
+        };
+        let id = Transform::identity();
+        for shape in &self.shapes {
+            match shape {
+                Shape::Rect {
+                    x,
+                    y,
+                    w,
+                    h,
+                    fill,
+                    stroke,
+                } => {
+                    let Some(rect) = Rect::from_xywh(*x, *y, *w, *h) else {
+                        continue;
+                    };
+                    let mut p = paint(*fill);
+                    p.anti_alias = false;
+                    pixmap.fill_rect(rect, &p, id, None);
+                    if let Some((c, width)) = stroke {
+                        let path = PathBuilder::from_rect(rect);
+                        let s = Stroke {
+                            width: *width,
+                            ..Stroke::default()
+                        };
+                        pixmap.stroke_path(&path, &paint(*c), &s, id, None);
+                    }
+                }
+                Shape::Circle {
+                    x,
+                    y,
+                    r,
+                    fill,
+                    stroke,
+                } => {
+                    let Some(path) = PathBuilder::from_circle(*x, *y, *r) else {
+                        continue;
+                    };
+                    pixmap.fill_path(&path, &paint(*fill), FillRule::Winding, id, None);
+                    if let Some((c, width)) = stroke {
+                        let s = Stroke {
+                            width: *width,
+                            ..Stroke::default()
+                        };
+                        pixmap.stroke_path(&path, &paint(*c), &s, id, None);
+                    }
+                }
+                Shape::Line {
+                    points,
+                    colour,
+                    width,
+                    dashed,
+                } => {
+                    let mut pb = PathBuilder::new();
+                    let Some(&(x0, y0)) = points.first() else {
+                        continue;
+                    };
+                    pb.move_to(x0, y0);
+                    for &(x, y) in &points[1..] {
+                        pb.line_to(x, y);
+                    }
+                    let Some(path) = pb.finish() else { continue };
+                    let mut s = Stroke {
+                        width: *width,
+                        ..Stroke::default()
+                    };
+                    s.line_join = tiny_skia::LineJoin::Round;
+                    if *dashed {
+                        s.dash = StrokeDash::new(vec![width * 4.0, width * 3.0], 0.0);
+                    }
+                    pixmap.stroke_path(&path, &paint(*colour), &s, id, None);
+                }
+            }
+        }
+        pixmap.encode_png().context("cannot encode the PNG")
+    }
+}

@@ -1,0 +1,154 @@
+//! `cohort replay`: re-simulate a replay or a desync report and check every recorded hash.
+
+use anyhow::{Context, Result};
+use cohort_client::verify::{narrow_report, verify_replay, Narrowing, Verdict};
+use cohort_protocol::replay::{read_replay, REPLAY_MAGIC};
+use cohort_protocol::report::{read_report, REPORT_MAGIC};
+use cohort_sim::Ruleset;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+/// Re-simulate a replay or a desync report and check every recorded hash.
+///
+/// A replay (written by cohort-server, one record per turn) is run from its match
+/// configuration; after every turn the state's hash must equal the server's recorded one.
+/// A replay cut short (a killed server) is checked up to its last whole record.
+/// A desync report is run through its failing turn, then narrowed: the ticks, the part of the
+/// state, the entity and the field where the diverging client's state differs from the server's.
+///
+/// Exit status: 0 if every recorded hash verifies; 1 if one differs (the first differing turn is
+/// named) — always the case for a desync report; 2 if the file cannot be read.
+#[derive(clap::Args)]
+pub struct Args {
+    /// A replay (`.replay`, starts with COHORTRP) or a desync report (starts with COHORTDR).
+    file: PathBuf,
+    /// The ruleset the match was played under, if not the embedded default.
+    #[arg(long, value_name = "FILE")]
+    ruleset: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+pub fn run(args: Args) -> Result<ExitCode> {
+    let bytes = std::fs::read(&args.file)
+        .with_context(|| format!("cannot read {}", args.file.display()))?;
+    let rules = Arc::new(match &args.ruleset {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read the ruleset {}", path.display()))?;
+            Ruleset::from_toml(&text, &path.display().to_string())
+                .with_context(|| format!("the ruleset {}", path.display()))?
+        }
+        None => Ruleset::default_rules(),
+    });
+    let name = args.file.display().to_string();
+    if bytes.starts_with(&REPORT_MAGIC) {
+        let report = read_report(&bytes).with_context(|| format!("{name} is unreadable"))?;
+        check_ruleset(&report.header.config.ruleset_hash, &rules)?;
+        let bar = progress(args.quiet, report.turn + 1);
+        let n = narrow_report(&report, rules, |done| bar.set_position(done))
+            .with_context(|| format!("re-simulating {name}"))?;
+        bar.finish_and_clear();
+        print_narrowing(&n);
+        return Ok(ExitCode::from(1));
+    }
+    if !bytes.starts_with(&REPLAY_MAGIC) {
+        anyhow::bail!("{name} is neither a replay (COHORTRP) nor a desync report (COHORTDR)");
+    }
+    let replay = read_replay(&bytes).with_context(|| format!("{name} is unreadable"))?;
+    check_ruleset(&replay.header.config.ruleset_hash, &rules)?;
+    let bar = progress(args.quiet, replay.records.len() as u64);
+    let verdict = verify_replay(&replay, rules, |done| bar.set_position(done))
+        .with_context(|| format!("re-simulating {name}"))?;
+    bar.finish_and_clear();
+    println!(
+        "match {} ({} players, {} ticks per turn), {} turns recorded",
+        replay.header.config.match_id,
+        replay.header.config.players.len(),
+        replay.header.config.turn_ticks,
+        replay.records.len()
+    );
+    if replay.ignored_bytes > 0 {
+        println!(
+            "{} bytes after the last whole record were ignored (a record cut short)",
+            replay.ignored_bytes
+        );
+    }
+    Ok(match verdict {
+        Verdict::Verified { turns, last_hash } => {
+            println!(
+                "verified: all {turns} turns re-simulate to the recorded hashes; last {last_hash}"
+            );
+            ExitCode::SUCCESS
+        }
+        Verdict::Differs(d) => {
+            println!(
+                "differs at turn {}: recorded {}, re-simulated {}",
+                d.turn, d.recorded, d.computed
+            );
+            ExitCode::from(1)
+        }
+    })
+}
+
+fn check_ruleset(hash: &[u8; 32], rules: &Ruleset) -> Result<()> {
+    if *hash != rules.hash() {
+        anyhow::bail!(
+            "the match was played under ruleset {} (not this one, {}); pass it with --ruleset FILE",
+            hex::encode(hash),
+            hex::encode(rules.hash())
+        );
+    }
+    Ok(())
+}
+
+fn progress(quiet: bool, total: u64) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(total);
+    if let Ok(style) = ProgressStyle::with_template("{bar:40} {pos}/{len} turns {per_sec} {eta}") {
+        bar.set_style(style);
+    }
+    bar
+}
+
+fn print_narrowing(n: &Narrowing) {
+    println!(
+        "desync: turn {} first differs (players {:?})",
+        n.turn, n.players
+    );
+    if let Some(d) = &n.records_verify {
+        println!(
+            "the recorded turns themselves differ first at turn {}: recorded {}, re-simulated {}",
+            d.turn, d.recorded, d.computed
+        );
+    } else {
+        println!(
+            "the recorded turns re-simulate to the server's hashes through turn {}",
+            n.turn
+        );
+    }
+    println!(
+        "ticks: the states agreed before tick {} and differ after tick {}",
+        n.ticks.0, n.ticks.1
+    );
+    match n.client_turn {
+        None => println!("the client sent no state: entity and field unknown"),
+        Some(t) => {
+            println!("client state from turn {t}");
+            println!("parts that differ: {}", n.parts.join(", "));
+            let ids: Vec<String> = n.entities.iter().map(|e| e.0.to_string()).collect();
+            println!("entities that differ: {}", ids.join(", "));
+            if let Some(f) = &n.field {
+                println!(
+                    "first field that differs: {}: server {}, client {}",
+                    f.path, f.server, f.client
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,602 @@
+//! The client core: a sans-IO state machine, like the server's `Match` (and quinn-proto under
+//! quinn). The driver feeds it what happened — [`ClientCore::start`], a message received
+//! ([`ClientCore::handle_message`]), an order typed or thought up ([`ClientCore::handle_line`],
+//! [`ClientCore::order`]), the time passing ([`ClientCore::handle_timeout`]) — and takes what to
+//! do: messages to send ([`ClientCore::poll_transmit`]) and things to show
+//! ([`ClientCore::poll_event`]). No sockets, no clocks of its own: `now` comes in.
+//!
+//! The turn flow (DESIGN.md, "Lockstep"): the client runs turn T only when its bundle arrives,
+//! in turn order, through [`run_bundle`] (membership events, then commands, then the turn's
+//! ticks), and sends the hash of its state after T. Each bundle carries the server's hash after
+//! T-1, which the client compares with its own: that is the hash agreement it shows. Orders are
+//! meant for `last bundle + input delay`; the input delay changes only inside the bundle stream.
+
+use crate::text::{Line, HELP};
+use cohort_protocol::codec::{decode_snapshot, encode_snapshot};
+use cohort_protocol::limits::{MAX_COMMANDS_PER_MESSAGE, MAX_SNAPSHOT_BYTES};
+use cohort_protocol::limits::{PING_INTERVAL_MS, PROTOCOL_VERSION, SNAPSHOT_CHUNK_BYTES};
+use cohort_protocol::message::{
+    ChatLine, Commands, DesyncNotice, Error, Hello, JoinAccepted, MatchEnded, Paused, Ping, Pong,
+    Rescheduled, Resumed, Role, SnapshotChunk, TurnBundle, TurnHash,
+};
+use cohort_protocol::setup::run_bundle;
+use cohort_protocol::{ClientMessage, ErrorCode, MatchConfig, ServerMessage};
+use cohort_sim::{Command, Fx, Ruleset, StateHash, World};
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How many of its own past hashes a client keeps, to compare with the server's as bundles
+/// bring them (a bundle carries the server's hash of the turn before it).
+pub const KEPT_HASHES: usize = 64;
+
+/// How the client was set up.
+#[derive(Clone, Debug)]
+pub struct ClientOptions {
+    /// The join token (names the match and the slot).
+    pub token: String,
+    /// Shown to others.
+    pub name: String,
+    /// Run the sim and send hashes (false: send acknowledgements only, for pure load).
+    pub simulate: bool,
+    /// TEST SWITCH: after running this turn, nudge the first unit's x by 1/65536 of a tile, so
+    /// this client's hash differs from everyone's from this turn on. Never use in a real match.
+    pub perturb_at_turn: Option<u64>,
+}
+
+/// Where the client is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Not yet started.
+    Idle,
+    /// Hello sent, waiting for the answer.
+    Joining,
+    /// Accepted; waiting for the snapshot to arrive whole (a rejoin, a late spectator).
+    Loading,
+    /// Receiving and running bundles.
+    Playing,
+    /// The match ended or the server refused or closed; nothing more happens.
+    Over,
+}
+
+/// Something to show the person or program running the client.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    Joined {
+        match_id: String,
+        role: Role,
+        next_turn: u64,
+        input_delay: u32,
+    },
+    /// The snapshot a rejoining client started from: its turn, and whether its hash is the
+    /// server's (known when the first bundle after it arrives).
+    SnapshotLoaded {
+        turn: u64,
+    },
+    SnapshotChecked {
+        turn: u64,
+        agrees: bool,
+    },
+    /// A turn was run.
+    Turn(TurnStatus),
+    InputDelay(u32),
+    /// The server's hash after `turn` (from a later bundle) differs from this client's.
+    HashDisagrees {
+        turn: u64,
+        mine: StateHash,
+        server: StateHash,
+    },
+    Desync(DesyncNotice),
+    Rescheduled(Rescheduled),
+    Chat(ChatLine),
+    Paused(Paused),
+    Resumed(Resumed),
+    /// The server sent an error; `closes` says whether the connection ends with it.
+    ServerError {
+        error: Error,
+        closes: bool,
+    },
+    /// A line the player typed could not be used (the text is the reason).
+    Refused(String),
+    Help(&'static str),
+    Ended(MatchEnded),
+}
+
+/// What the client shows after a turn.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TurnStatus {
+    pub turn: u64,
+    /// This client's hash after the turn (none when it does not simulate).
+    pub hash: Option<StateHash>,
+    /// Whether the server's hash after the previous turn equalled this client's.
+    pub previous_agrees: Option<bool>,
+    pub input_delay: u32,
+    pub rtt: Option<Duration>,
+}
+
+/// Counters over the client's life, for tests, bots and summaries.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub turns_run: u64,
+    /// Turns whose hash the server's (carried by a later bundle) confirmed.
+    pub hashes_agreed: u64,
+    pub hashes_disagreed: u64,
+    pub desync_notices: u64,
+    pub commands_sent: u64,
+    pub rescheduled: u64,
+}
+
+/// The client core. See the module documentation.
+pub struct ClientCore {
+    options: ClientOptions,
+    rules: Arc<Ruleset>,
+    phase: Phase,
+    config: Option<MatchConfig>,
+    role: Option<Role>,
+    world: Option<World>,
+    /// The world the match started from (a non-simulating bot's brain looks at it).
+    start_world: Option<World>,
+    /// The turn of the next bundle to run.
+    next_turn: u64,
+    input_delay: u32,
+    /// Pieces of the snapshot being received.
+    snapshot_pieces: BTreeMap<u32, Vec<u8>>,
+    snapshot_turn: Option<u64>,
+    /// Bundles that arrived while the snapshot was loading.
+    waiting_bundles: Vec<TurnBundle>,
+    /// The turn the loaded snapshot was from, until the server's hash confirms it.
+    unchecked_snapshot: Option<(u64, StateHash)>,
+    /// This client's hash after each recent turn.
+    my_hashes: BTreeMap<u64, StateHash>,
+    pings: BTreeMap<u64, Instant>,
+    next_nonce: u64,
+    next_ping: Option<Instant>,
+    rtt: Option<Duration>,
+    paused: bool,
+    tally: Tally,
+    outbox: VecDeque<ClientMessage>,
+    events: VecDeque<Event>,
+}
+
+impl ClientCore {
+    pub fn new(options: ClientOptions, rules: Arc<Ruleset>) -> ClientCore {
+        ClientCore {
+            options,
+            rules,
+            phase: Phase::Idle,
+            config: None,
+            role: None,
+            world: None,
+            start_world: None,
+            next_turn: 0,
+            input_delay: 0,
+            snapshot_pieces: BTreeMap::new(),
+            snapshot_turn: None,
+            waiting_bundles: Vec::new(),
+            unchecked_snapshot: None,
+            my_hashes: BTreeMap::new(),
+            pings: BTreeMap::new(),
+            next_nonce: 1,
+            next_ping: None,
+            rtt: None,
+            paused: false,
+            tally: Tally::default(),
+            outbox: VecDeque::new(),
+            events: VecDeque::new(),
+        }
+    }
+
+    /// Begins the handshake: the Hello goes out.
+    pub fn start(&mut self, now: Instant) {
+        if self.phase != Phase::Idle {
+            return;
+        }
+        self.phase = Phase::Joining;
+        self.send(ClientMessage::Hello(Hello {
+            protocol_version: PROTOCOL_VERSION,
+            ruleset_hash: self.rules.hash(),
+            token: self.options.token.clone(),
+            client_name: self.options.name.clone(),
+        }));
+        self.next_ping = Some(now);
+    }
+
+    /// The next message to send, if any.
+    pub fn poll_transmit(&mut self) -> Option<ClientMessage> {
+        self.outbox.pop_front()
+    }
+
+    /// The next thing to show, if any.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// When [`ClientCore::handle_timeout`] should next be called.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        match self.phase {
+            Phase::Loading | Phase::Playing => self.next_ping,
+            _ => None,
+        }
+    }
+
+    /// The time passed: pings go out every [`PING_INTERVAL_MS`].
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if !matches!(self.phase, Phase::Loading | Phase::Playing) {
+            return;
+        }
+        if self.next_ping.is_some_and(|t| t <= now) {
+            let nonce = self.next_nonce;
+            self.next_nonce += 1;
+            self.pings.insert(nonce, now);
+            // Forget pings never answered, so the map stays small.
+            while self.pings.len() > 16 {
+                self.pings.pop_first();
+            }
+            self.send(ClientMessage::Ping(Ping { nonce }));
+            self.next_ping = Some(now + Duration::from_millis(PING_INTERVAL_MS));
+        }
+    }
+
+    /// A message arrived from the server.
+    pub fn handle_message(&mut self, message: ServerMessage, now: Instant) {
+        if self.phase == Phase::Over {
+            return;
+        }
+        match message {
+            ServerMessage::JoinAccepted(a) => self.on_accepted(a),
+            ServerMessage::Snapshot(chunk) => self.on_snapshot_chunk(chunk),
+            ServerMessage::TurnBundle(b) => {
+                if self.phase == Phase::Loading {
+                    self.waiting_bundles.push(b);
+                } else {
+                    self.on_bundle(b);
+                }
+            }
+            ServerMessage::Rescheduled(r) => {
+                self.tally.rescheduled += u64::from(r.count);
+                self.events.push_back(Event::Rescheduled(r));
+            }
+            ServerMessage::DesyncNotice(d) => {
+                self.tally.desync_notices += 1;
+                self.events.push_back(Event::Desync(d));
+            }
+            ServerMessage::SnapshotRequest => self.send_snapshot(),
+            ServerMessage::Ping(p) => self.send(ClientMessage::Pong(Pong { nonce: p.nonce })),
+            ServerMessage::Pong(p) => {
+                if let Some(sent) = self.pings.remove(&p.nonce) {
+                    self.rtt = Some(now.saturating_duration_since(sent));
+                }
+            }
+            ServerMessage::Chat(c) => self.events.push_back(Event::Chat(c)),
+            ServerMessage::Paused(p) => {
+                self.paused = true;
+                self.events.push_back(Event::Paused(p));
+            }
+            ServerMessage::Resumed(r) => {
+                self.paused = false;
+                self.events.push_back(Event::Resumed(r));
+            }
+            ServerMessage::MatchEnded(e) => {
+                self.phase = Phase::Over;
+                self.events.push_back(Event::Ended(e));
+            }
+            ServerMessage::Error(error) => {
+                let closes = error.code.closes();
+                if closes {
+                    self.phase = Phase::Over;
+                }
+                self.events.push_back(Event::ServerError { error, closes });
+            }
+        }
+    }
+
+    /// A line the player typed.
+    pub fn handle_line(&mut self, line: Line) {
+        match line {
+            Line::Nothing => {}
+            Line::Command(c) => self.order(vec![c]),
+            Line::Chat(text) => self.send(ClientMessage::Chat { text }),
+            Line::Pause => self.send(ClientMessage::Pause),
+            Line::Resume => self.send(ClientMessage::Resume),
+            Line::Leave => self.leave(),
+            Line::Help => self.events.push_back(Event::Help(HELP)),
+        }
+    }
+
+    /// Orders for the turn `last bundle + input delay`. Refused (with an [`Event::Refused`])
+    /// before the join or for a spectator.
+    pub fn order(&mut self, commands: Vec<Command>) {
+        if commands.is_empty() {
+            return;
+        }
+        if !matches!(self.phase, Phase::Loading | Phase::Playing) {
+            self.refuse("not in a match yet");
+            return;
+        }
+        if self.player().is_none() {
+            self.refuse("a spectator cannot give orders");
+            return;
+        }
+        let turn = self.order_turn();
+        for chunk in commands.chunks(MAX_COMMANDS_PER_MESSAGE) {
+            self.tally.commands_sent += chunk.len() as u64;
+            self.send(ClientMessage::Commands(Commands {
+                turn,
+                commands: chunk.to_vec(),
+            }));
+        }
+    }
+
+    /// Leaves the match.
+    pub fn leave(&mut self) {
+        if self.phase != Phase::Over {
+            self.send(ClientMessage::Leave { resign: false });
+            self.phase = Phase::Over;
+        }
+    }
+
+    /// The turn an order given now is meant for.
+    pub fn order_turn(&self) -> u64 {
+        let delay = u64::from(self.input_delay);
+        match self.next_turn.checked_sub(1) {
+            Some(last) => last + delay,
+            None => delay,
+        }
+    }
+
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    pub fn role(&self) -> Option<Role> {
+        self.role
+    }
+
+    /// This client's player slot, if it plays.
+    pub fn player(&self) -> Option<u8> {
+        match self.role {
+            Some(Role::Player(p)) => Some(p),
+            _ => None,
+        }
+    }
+
+    pub fn config(&self) -> Option<&MatchConfig> {
+        self.config.as_ref()
+    }
+
+    /// The world as this client last ran it (or the starting world when it does not simulate).
+    pub fn world(&self) -> Option<&World> {
+        self.world.as_ref().or(self.start_world.as_ref())
+    }
+
+    /// The turn of the next bundle to run (the turns run so far, from a fresh start).
+    pub fn next_turn(&self) -> u64 {
+        self.next_turn
+    }
+
+    pub fn input_delay(&self) -> u32 {
+        self.input_delay
+    }
+
+    pub fn rtt(&self) -> Option<Duration> {
+        self.rtt
+    }
+
+    pub fn paused(&self) -> bool {
+        self.paused
+    }
+
+    pub fn tally(&self) -> &Tally {
+        &self.tally
+    }
+
+    /// This client's hash after `turn`, if it still remembers it.
+    pub fn hash_after(&self, turn: u64) -> Option<StateHash> {
+        self.my_hashes.get(&turn).copied()
+    }
+
+    fn send(&mut self, m: ClientMessage) {
+        self.outbox.push_back(m);
+    }
+
+    fn refuse(&mut self, why: &str) {
+        self.events.push_back(Event::Refused(why.to_string()));
+    }
+
+    fn fail(&mut self, why: String) {
+        self.phase = Phase::Over;
+        self.events.push_back(Event::ServerError {
+            error: Error {
+                code: ErrorCode::Internal,
+                text: why,
+            },
+            closes: true,
+        });
+        self.send(ClientMessage::Leave { resign: false });
+    }
+
+    fn on_accepted(&mut self, a: JoinAccepted) {
+        if self.phase != Phase::Joining {
+            return;
+        }
+        let start = match a.config.world(self.rules.clone()) {
+            Ok(w) => w,
+            Err(e) => return self.fail(format!("the match cannot be played here: {e}")),
+        };
+        self.events.push_back(Event::Joined {
+            match_id: a.config.match_id.clone(),
+            role: a.role,
+            next_turn: a.next_turn,
+            input_delay: a.input_delay,
+        });
+        self.role = Some(a.role);
+        self.next_turn = a.next_turn;
+        self.input_delay = a.input_delay;
+        self.config = Some(a.config);
+        if a.snapshot_follows {
+            self.phase = Phase::Loading;
+            if !self.options.simulate {
+                self.start_world = Some(start);
+            }
+        } else {
+            self.phase = Phase::Playing;
+            if self.options.simulate {
+                self.world = Some(start);
+            } else {
+                self.start_world = Some(start);
+            }
+        }
+    }
+
+    fn on_snapshot_chunk(&mut self, chunk: SnapshotChunk) {
+        if self.phase != Phase::Loading {
+            return;
+        }
+        if chunk.count == 0
+            || chunk.index >= chunk.count
+            || chunk.count as usize > MAX_SNAPSHOT_BYTES / SNAPSHOT_CHUNK_BYTES + 1
+            || self.snapshot_turn.is_some_and(|t| t != chunk.turn)
+        {
+            return self.fail(format!(
+                "a bad snapshot piece: {} of {} for turn {}",
+                chunk.index, chunk.count, chunk.turn
+            ));
+        }
+        self.snapshot_turn = Some(chunk.turn);
+        self.snapshot_pieces.insert(chunk.index, chunk.bytes);
+        if self.snapshot_pieces.len() < chunk.count as usize {
+            return;
+        }
+        let bytes: Vec<u8> = std::mem::take(&mut self.snapshot_pieces)
+            .into_values()
+            .flatten()
+            .collect();
+        let turn = chunk.turn;
+        if self.options.simulate {
+            let world = decode_snapshot(&bytes)
+                .map_err(|e| e.to_string())
+                .and_then(|s| {
+                    World::from_snapshot(self.rules.clone(), s).map_err(|e| e.to_string())
+                });
+            match world {
+                Ok(w) => {
+                    let h = w.hash();
+                    self.my_hashes.insert(turn, h);
+                    self.unchecked_snapshot = Some((turn, h));
+                    self.world = Some(w);
+                }
+                Err(e) => return self.fail(format!("the server's snapshot cannot be loaded: {e}")),
+            }
+        }
+        self.events.push_back(Event::SnapshotLoaded { turn });
+        self.next_turn = turn + 1;
+        self.phase = Phase::Playing;
+        for b in std::mem::take(&mut self.waiting_bundles) {
+            self.on_bundle(b);
+        }
+    }
+
+    fn on_bundle(&mut self, b: TurnBundle) {
+        if self.phase != Phase::Playing {
+            return;
+        }
+        if b.turn < self.next_turn {
+            return; // Already run (from a snapshot that covered it).
+        }
+        if b.turn > self.next_turn {
+            return self.fail(format!(
+                "bundle {} arrived where {} was due",
+                b.turn, self.next_turn
+            ));
+        }
+        // The server's hash of the turn before: the hash agreement.
+        let mut previous_agrees = None;
+        if let (Some(server), Some(prev)) = (b.previous_hash, b.turn.checked_sub(1)) {
+            if let Some(mine) = self.my_hashes.get(&prev).copied() {
+                let agrees = mine == server;
+                previous_agrees = Some(agrees);
+                if agrees {
+                    self.tally.hashes_agreed += 1;
+                } else {
+                    self.tally.hashes_disagreed += 1;
+                    self.events.push_back(Event::HashDisagrees {
+                        turn: prev,
+                        mine,
+                        server,
+                    });
+                }
+                if let Some((t, _)) = self.unchecked_snapshot.take() {
+                    self.events
+                        .push_back(Event::SnapshotChecked { turn: t, agrees });
+                }
+            }
+        }
+        if let Some(d) = b.input_delay {
+            self.input_delay = d;
+            self.events.push_back(Event::InputDelay(d));
+        }
+        let turn_ticks = self.config.as_ref().map_or(1, |c| c.turn_ticks);
+        let mut hash = None;
+        if let Some(world) = self.world.as_mut() {
+            run_bundle(world, &b, turn_ticks);
+            if self.options.perturb_at_turn == Some(b.turn) {
+                if let Some(u) = world.state.units.first_mut() {
+                    u.position.x += Fx::from_bits(1);
+                }
+            }
+            let h = world.hash();
+            hash = Some(h);
+            self.my_hashes.insert(b.turn, h);
+            while self.my_hashes.len() > KEPT_HASHES {
+                self.my_hashes.pop_first();
+            }
+            self.send(ClientMessage::TurnHash(TurnHash {
+                turn: b.turn,
+                hash: h,
+            }));
+        } else {
+            self.send(ClientMessage::Ack { turn: b.turn });
+        }
+        self.next_turn = b.turn + 1;
+        self.tally.turns_run += 1;
+        self.events.push_back(Event::Turn(TurnStatus {
+            turn: b.turn,
+            hash,
+            previous_agrees,
+            input_delay: self.input_delay,
+            rtt: self.rtt,
+        }));
+    }
+
+    /// Answers the server's request for this client's state (after a desync).
+    fn send_snapshot(&mut self) {
+        let Some(world) = &self.world else {
+            return; // A client that does not simulate has no state to show.
+        };
+        let turn = self.next_turn.saturating_sub(1);
+        let bytes = match encode_snapshot(&world.snapshot()) {
+            Ok(b) => b,
+            Err(e) => return self.refuse(&format!("could not encode the snapshot: {e}")),
+        };
+        let pieces: Vec<&[u8]> = bytes.chunks(SNAPSHOT_CHUNK_BYTES).collect();
+        let count = pieces.len() as u32;
+        let messages: Vec<ClientMessage> = pieces
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                ClientMessage::Snapshot(SnapshotChunk {
+                    turn,
+                    index: i as u32,
+                    count,
+                    bytes: p.to_vec(),
+                })
+            })
+            .collect();
+        for m in messages {
+            self.send(m);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,431 @@
+//! The client core without sockets: messages in, messages and events out, a fake clock.
+
+use super::*;
+use crate::text::parse_line;
+use cohort_protocol::message::{EndReason, Membership, MembershipEvent};
+use cohort_sim::{fx, EntityId, PlayerCommand, Vec2};
+
+fn rules() -> Arc<Ruleset> {
+    Arc::new(Ruleset::default_rules())
+}
+
+fn config() -> MatchConfig {
+    let mut c = MatchConfig::standard("core", &rules(), 2);
+    c.turn_ticks = 2;
+    c
+}
+
+fn options() -> ClientOptions {
+    ClientOptions {
+        token: "cohort1.core.1.99.ab".into(),
+        name: "ana".into(),
+        simulate: true,
+        perturb_at_turn: None,
+    }
+}
+
+fn accepted(role: Role, next_turn: u64, snapshot_follows: bool) -> ServerMessage {
+    ServerMessage::JoinAccepted(JoinAccepted {
+        config: config(),
+        role,
+        next_turn,
+        input_delay: 2,
+        snapshot_follows,
+    })
+}
+
+fn drain(c: &mut ClientCore) -> Vec<ClientMessage> {
+    std::iter::from_fn(|| c.poll_transmit()).collect()
+}
+
+fn events(c: &mut ClientCore) -> Vec<Event> {
+    std::iter::from_fn(|| c.poll_event()).collect()
+}
+
+/// The reference: the server's side of the same turns.
+struct Server {
+    world: World,
+    hashes: Vec<StateHash>,
+}
+
+impl Server {
+    fn new() -> Server {
+        Server {
+            world: config().world(rules()).unwrap(),
+            hashes: Vec::new(),
+        }
+    }
+
+    fn bundle(&mut self, commands: Vec<PlayerCommand>) -> TurnBundle {
+        let turn = self.hashes.len() as u64;
+        let b = TurnBundle {
+            turn,
+            input_delay: None,
+            events: vec![],
+            commands,
+            previous_hash: self.hashes.last().copied(),
+        };
+        run_bundle(&mut self.world, &b, config().turn_ticks);
+        self.hashes.push(self.world.hash());
+        b
+    }
+}
+
+fn joined(role: Role, opts: ClientOptions) -> ClientCore {
+    let mut c = ClientCore::new(opts, rules());
+    c.start(Instant::now());
+    c.handle_message(accepted(role, 0, false), Instant::now());
+    drain(&mut c);
+    events(&mut c);
+    c
+}
+
+fn a_move(world: &World, player: u8) -> PlayerCommand {
+    let unit = world
+        .state
+        .units
+        .iter()
+        .find(|u| u.owner == player)
+        .unwrap()
+        .id;
+    PlayerCommand {
+        player,
+        command: Command::Move {
+            units: vec![unit],
+            to: Vec2::new(fx(50), fx(50)),
+        },
+    }
+}
+
+#[test]
+fn the_handshake_sends_version_ruleset_token_and_name() {
+    let mut c = ClientCore::new(options(), rules());
+    assert_eq!(c.phase(), Phase::Idle);
+    c.start(Instant::now());
+    match drain(&mut c).as_slice() {
+        [ClientMessage::Hello(h)] => {
+            assert_eq!(h.protocol_version, PROTOCOL_VERSION);
+            assert_eq!(h.ruleset_hash, rules().hash());
+            assert_eq!(h.token, options().token);
+            assert_eq!(h.client_name, "ana");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(c.phase(), Phase::Joining);
+    c.handle_message(accepted(Role::Player(1), 0, false), Instant::now());
+    assert_eq!(c.phase(), Phase::Playing);
+    assert_eq!(c.player(), Some(1));
+    assert!(matches!(events(&mut c)[0], Event::Joined { .. }));
+}
+
+#[test]
+fn bundles_run_in_turn_order_and_every_hash_goes_back() {
+    let mut c = joined(Role::Player(1), options());
+    let mut server = Server::new();
+    for t in 0..6 {
+        let commands = if t == 2 {
+            vec![a_move(&server.world, 0), a_move(&server.world, 1)]
+        } else {
+            vec![]
+        };
+        let b = server.bundle(commands);
+        c.handle_message(ServerMessage::TurnBundle(b), Instant::now());
+        match drain(&mut c).as_slice() {
+            [ClientMessage::TurnHash(h)] => {
+                assert_eq!(h.turn, t);
+                assert_eq!(h.hash, server.hashes[t as usize]);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(c.tally().turns_run, 6);
+    assert_eq!(
+        c.tally().hashes_agreed,
+        5,
+        "turns 0-4 confirmed by bundles 1-5"
+    );
+    assert_eq!(c.tally().hashes_disagreed, 0);
+}
+
+#[test]
+fn a_bundle_out_of_turn_ends_the_client_with_a_reason() {
+    let mut c = joined(Role::Player(0), options());
+    let mut server = Server::new();
+    server.bundle(vec![]);
+    let b = server.bundle(vec![]);
+    c.handle_message(ServerMessage::TurnBundle(b), Instant::now());
+    assert_eq!(c.phase(), Phase::Over);
+    assert!(events(&mut c)
+        .iter()
+        .any(|e| matches!(e, Event::ServerError { closes: true, .. })));
+}
+
+#[test]
+fn the_perturbed_client_disagrees_from_that_turn_on() {
+    let mut c = joined(
+        Role::Player(1),
+        ClientOptions {
+            perturb_at_turn: Some(3),
+            ..options()
+        },
+    );
+    let mut server = Server::new();
+    for t in 0..6u64 {
+        let b = server.bundle(vec![]);
+        c.handle_message(ServerMessage::TurnBundle(b), Instant::now());
+        let [ClientMessage::TurnHash(h)] = drain(&mut c)[..] else {
+            panic!()
+        };
+        assert_eq!(h.hash == server.hashes[t as usize], t < 3, "turn {t}");
+    }
+    let disagreements: Vec<u64> = events(&mut c)
+        .iter()
+        .filter_map(|e| match e {
+            Event::HashDisagrees { turn, .. } => Some(*turn),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(disagreements, vec![3, 4]);
+}
+
+#[test]
+fn orders_are_meant_for_the_last_bundle_plus_the_input_delay() {
+    let mut c = joined(Role::Player(0), options());
+    let mut server = Server::new();
+    assert_eq!(c.order_turn(), 2);
+    c.handle_line(parse_line("stop 3").unwrap());
+    match drain(&mut c).as_slice() {
+        [ClientMessage::Commands(m)] => {
+            assert_eq!(m.turn, 2);
+            assert_eq!(
+                m.commands,
+                vec![Command::Stop {
+                    units: vec![EntityId(3)]
+                }]
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    for _ in 0..4 {
+        let b = server.bundle(vec![]);
+        c.handle_message(ServerMessage::TurnBundle(b), Instant::now());
+    }
+    assert_eq!(c.order_turn(), 5);
+    let mut b = server.bundle(vec![]);
+    b.input_delay = Some(5);
+    c.handle_message(ServerMessage::TurnBundle(b), Instant::now());
+    assert_eq!(c.input_delay(), 5);
+    assert_eq!(c.order_turn(), 9);
+    assert!(events(&mut c).contains(&Event::InputDelay(5)));
+    // Many orders at once are split into messages within the protocol's limit.
+    drain(&mut c);
+    c.order(vec![
+        Command::Stop {
+            units: vec![EntityId(3)]
+        };
+        MAX_COMMANDS_PER_MESSAGE + 1
+    ]);
+    assert_eq!(drain(&mut c).len(), 2);
+}
+
+#[test]
+fn a_spectator_runs_the_sim_but_gives_no_orders() {
+    let mut c = joined(Role::Spectator, options());
+    let mut server = Server::new();
+    c.handle_line(parse_line("move 3 to 1 1").unwrap());
+    assert!(drain(&mut c).is_empty());
+    assert!(matches!(events(&mut c)[..], [Event::Refused(_)]));
+    for _ in 0..3 {
+        let b = server.bundle(vec![a_move(&server.world, 0)]);
+        c.handle_message(ServerMessage::TurnBundle(b), Instant::now());
+    }
+    assert_eq!(c.tally().hashes_agreed, 2);
+    assert_eq!(c.world().unwrap().hash(), server.world.hash());
+}
+
+#[test]
+fn a_client_without_the_sim_acknowledges_turns() {
+    let mut c = joined(
+        Role::Player(0),
+        ClientOptions {
+            simulate: false,
+            ..options()
+        },
+    );
+    let mut server = Server::new();
+    let b = server.bundle(vec![]);
+    c.handle_message(ServerMessage::TurnBundle(b), Instant::now());
+    assert_eq!(drain(&mut c), vec![ClientMessage::Ack { turn: 0 }]);
+    assert!(c.world().is_some(), "the starting world, for a bot's brain");
+}
+
+#[test]
+fn a_rejoining_client_loads_the_snapshot_checks_it_and_catches_up() {
+    let mut server = Server::new();
+    for t in 0..5 {
+        let commands = if t == 1 {
+            vec![a_move(&server.world, 0)]
+        } else {
+            vec![]
+        };
+        server.bundle(commands);
+    }
+    // The snapshot after turn 4, in two pieces; bundles 5 and 6 arrive before the last piece.
+    let bytes = encode_snapshot(&server.world.snapshot()).unwrap();
+    let half = bytes.len() / 2;
+    let mut c = ClientCore::new(options(), rules());
+    c.start(Instant::now());
+    c.handle_message(accepted(Role::Player(0), 5, true), Instant::now());
+    assert_eq!(c.phase(), Phase::Loading);
+    let piece = |index: u32, b: &[u8]| {
+        ServerMessage::Snapshot(SnapshotChunk {
+            turn: 4,
+            index,
+            count: 2,
+            bytes: b.to_vec(),
+        })
+    };
+    c.handle_message(piece(1, &bytes[half..]), Instant::now());
+    for _ in 0..2 {
+        let b = server.bundle(vec![a_move(&server.world, 1)]);
+        c.handle_message(ServerMessage::TurnBundle(b), Instant::now());
+    }
+    assert_eq!(c.tally().turns_run, 0);
+    c.handle_message(piece(0, &bytes[..half]), Instant::now());
+    assert_eq!(c.phase(), Phase::Playing);
+    assert_eq!(c.tally().turns_run, 2);
+    let hashes: Vec<TurnHash> = drain(&mut c)
+        .into_iter()
+        .filter_map(|m| match m {
+            ClientMessage::TurnHash(h) => Some(h),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        hashes,
+        vec![
+            TurnHash {
+                turn: 5,
+                hash: server.hashes[5]
+            },
+            TurnHash {
+                turn: 6,
+                hash: server.hashes[6]
+            },
+        ]
+    );
+    let ev = events(&mut c);
+    assert!(ev.contains(&Event::SnapshotLoaded { turn: 4 }));
+    assert!(ev.contains(&Event::SnapshotChecked {
+        turn: 4,
+        agrees: true
+    }));
+}
+
+#[test]
+fn a_snapshot_request_is_answered_with_the_clients_state() {
+    let mut c = joined(Role::Player(1), options());
+    let mut server = Server::new();
+    for _ in 0..3 {
+        let b = server.bundle(vec![a_move(&server.world, 1)]);
+        c.handle_message(ServerMessage::TurnBundle(b), Instant::now());
+    }
+    drain(&mut c);
+    c.handle_message(ServerMessage::SnapshotRequest, Instant::now());
+    let mut bytes = Vec::new();
+    for m in drain(&mut c) {
+        let ClientMessage::Snapshot(chunk) = m else {
+            panic!("{m:?}")
+        };
+        assert_eq!(chunk.turn, 2);
+        assert!(chunk.bytes.len() <= SNAPSHOT_CHUNK_BYTES);
+        bytes.extend(chunk.bytes);
+    }
+    let world = World::from_snapshot(rules(), decode_snapshot(&bytes).unwrap()).unwrap();
+    assert_eq!(world.hash(), server.hashes[2]);
+}
+
+#[test]
+fn pings_measure_the_round_trip_and_server_pings_are_answered() {
+    let mut c = joined(Role::Player(0), options());
+    let t0 = Instant::now();
+    c.handle_timeout(t0);
+    let [ClientMessage::Ping(p)] = drain(&mut c)[..] else {
+        panic!()
+    };
+    assert_eq!(
+        c.poll_timeout(),
+        Some(t0 + Duration::from_millis(PING_INTERVAL_MS))
+    );
+    c.handle_message(
+        ServerMessage::Pong(Pong { nonce: p.nonce }),
+        t0 + Duration::from_millis(42),
+    );
+    assert_eq!(c.rtt(), Some(Duration::from_millis(42)));
+    c.handle_timeout(t0 + Duration::from_millis(10));
+    assert!(drain(&mut c).is_empty(), "not yet time for the next ping");
+    c.handle_message(ServerMessage::Ping(Ping { nonce: 9 }), t0);
+    assert_eq!(drain(&mut c), vec![ClientMessage::Pong(Pong { nonce: 9 })]);
+}
+
+#[test]
+fn chat_pause_resume_and_leave_go_out_as_messages() {
+    let mut c = joined(Role::Player(0), options());
+    for l in ["chat gl hf", "pause", "resume", "leave"] {
+        c.handle_line(parse_line(l).unwrap());
+    }
+    assert_eq!(
+        drain(&mut c),
+        vec![
+            ClientMessage::Chat {
+                text: "gl hf".into()
+            },
+            ClientMessage::Pause,
+            ClientMessage::Resume,
+            ClientMessage::Leave { resign: false },
+        ]
+    );
+    assert_eq!(c.phase(), Phase::Over);
+}
+
+#[test]
+fn membership_events_and_the_end_of_the_match() {
+    let mut c = joined(Role::Player(0), options());
+    let mut server = Server::new();
+    let mut b = server.bundle(vec![]);
+    b.events = vec![MembershipEvent {
+        player: 1,
+        change: Membership::Dropped,
+    }];
+    // The server ran it without the event; run it again with it, as a real server would.
+    let mut s2 = Server::new();
+    run_bundle(&mut s2.world, &b, config().turn_ticks);
+    c.handle_message(ServerMessage::TurnBundle(b), Instant::now());
+    let [ClientMessage::TurnHash(h)] = drain(&mut c)[..] else {
+        panic!()
+    };
+    assert_eq!(h.hash, s2.world.hash());
+    c.handle_message(
+        ServerMessage::MatchEnded(MatchEnded {
+            last_turn: 0,
+            reason: EndReason::TurnLimit,
+        }),
+        Instant::now(),
+    );
+    assert_eq!(c.phase(), Phase::Over);
+}
+
+#[test]
+fn a_refusal_that_closes_ends_the_client_and_one_that_does_not_keeps_it() {
+    let mut c = joined(Role::Player(0), options());
+    c.handle_message(
+        ServerMessage::error(ErrorCode::RateLimited, "slow down"),
+        Instant::now(),
+    );
+    assert_eq!(c.phase(), Phase::Playing);
+    c.handle_message(
+        ServerMessage::error(ErrorCode::BadToken, "forged"),
+        Instant::now(),
+    );
+    assert_eq!(c.phase(), Phase::Over);
+}

@@ -1,0 +1,14 @@
+//! cohort-client: the client side of Cohort's lockstep.
+//!
+//! - [`text`]: the text syntax of orders typed on stdin or written in bot scripts;
+//! - [`brain`]: the scripted and seeded-random players behind `cohort bot`;
+//! - [`verify`]: re-simulating bundles against recorded hashes (`cohort replay`);
+//! - [`core`]: the sans-IO client core (messages, orders and time in; messages and events out);
+//! - [`net`]: its QUIC driver; [`session`]: one bot's whole match over it.
+
+pub mod brain;
+pub mod core;
+pub mod net;
+pub mod session;
+pub mod text;
+pub mod verify;

@@ -1,0 +1,95 @@
+//! One client's whole match, as `cohort bot` (and the end-to-end tests) run it: connect, join,
+//! play the brain's orders every turn, stop after a number of turns or when the match ends.
+
+use crate::brain::Brain;
+use crate::core::{ClientCore, ClientOptions, Event, Tally};
+use crate::net::{drive, Link, ServerAuth};
+use anyhow::Result;
+use cohort_protocol::message::{DesyncNotice, MatchEnded};
+use cohort_sim::{Ruleset, StateHash};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Where and how a bot connects.
+#[derive(Clone, Debug)]
+pub struct Connect {
+    /// HOST:PORT.
+    pub server: String,
+    pub auth: ServerAuth,
+    /// The name the server's certificate must carry (checked against a CA only).
+    pub server_name: String,
+}
+
+/// A bot's part in a match.
+pub struct BotPlan {
+    pub options: ClientOptions,
+    pub brain: Box<dyn Brain>,
+    /// Leave after this many turns run (none: play until the match ends).
+    pub turns: Option<u64>,
+    /// Keep every hash this client computed (tests compare them with the replay's).
+    pub keep_hashes: bool,
+}
+
+/// What a bot saw.
+#[derive(Clone, Debug, Default)]
+pub struct BotOutcome {
+    pub tally: Tally,
+    pub next_turn: u64,
+    /// Every hash this client computed, by turn (with `keep_hashes`).
+    pub hashes: BTreeMap<u64, StateHash>,
+    pub desyncs: Vec<DesyncNotice>,
+    pub ended: Option<MatchEnded>,
+    /// Errors the server sent (code and text).
+    pub errors: Vec<String>,
+    pub last_rtt: Option<Duration>,
+    /// Whether a loaded snapshot (a rejoin) was confirmed by the server's hash.
+    pub snapshot_agreed: Option<bool>,
+}
+
+/// Plays one bot's match to its end. Orders come from the brain after every turn run.
+pub async fn run_bot(connect: &Connect, plan: BotPlan, rules: Arc<Ruleset>) -> Result<BotOutcome> {
+    let link = Link::connect(&connect.server, &connect.auth, &connect.server_name).await?;
+    run_bot_on(link, plan, rules).await
+}
+
+/// [`run_bot`] over a link already open.
+pub async fn run_bot_on(link: Link, plan: BotPlan, rules: Arc<Ruleset>) -> Result<BotOutcome> {
+    let BotPlan {
+        options,
+        mut brain,
+        turns,
+        keep_hashes,
+    } = plan;
+    let core = ClientCore::new(options, rules);
+    let mut out = BotOutcome::default();
+    let mut on_event = |core: &mut ClientCore, e: &Event| match e {
+        Event::Turn(t) => {
+            if keep_hashes {
+                if let Some(h) = t.hash {
+                    out.hashes.insert(t.turn, h);
+                }
+            }
+            if turns.is_some_and(|n| core.tally().turns_run >= n) {
+                core.leave();
+                return;
+            }
+            if let (Some(me), Some(world)) = (core.player(), core.world()) {
+                let orders = brain.orders(t.turn, world, me);
+                core.order(orders);
+            }
+        }
+        Event::Desync(d) => out.desyncs.push(d.clone()),
+        Event::Ended(m) => out.ended = Some(*m),
+        Event::ServerError { error, .. } => {
+            out.errors.push(format!("{:?}: {}", error.code, error.text))
+        }
+        Event::SnapshotChecked { agrees, .. } => out.snapshot_agreed = Some(*agrees),
+        _ => {}
+    };
+    let core = drive(core, link, None, &mut on_event).await?;
+    out.tally = core.tally().clone();
+    out.next_turn = core.next_turn();
+    out.last_rtt = core.rtt();
+    Ok(out)
+}

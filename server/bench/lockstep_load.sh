@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Lockstep load benchmark: one cohort-server on loopback hosting MATCHES matches of PLAYERS
+# players, played by `cohort bot --no-sim` clients (one process) for TURNS turns.
+# Prints one JSON object: turn close lateness (the server's turn-send jitter) p50/p99/max,
+# server CPU, peak memory (whole process and per match), bytes per client per second, desyncs,
+# dropped clients. Usage: server/bench/lockstep_load.sh [MATCHES] [PLAYERS] [TURNS]
+set -euo pipefail
+MATCHES=${1:-50}
+PLAYERS=${2:-8}
+TURNS=${3:-300}
+cd "$(git rev-parse --show-toplevel)"
+cargo build --release -q -p cohort-server -p cohort-client
+out=$(mktemp -d)
+trap 'kill $pid 2>/dev/null || true; kill $sampler 2>/dev/null || true' EXIT
+target/release/cohort-server --listen 127.0.0.1:0 --matches "$MATCHES" --players "$PLAYERS" \
+  --secret bench --tokens-file "$out/tokens.json" --stats-file "$out/stats.json" \
+  --replay-dir "$out/replays" --report-dir "$out/reports" >"$out/server.out" 2>"$out/server.err" &
+pid=$!
+for _ in $(seq 100); do grep -q fingerprint "$out/server.out" 2>/dev/null && break; sleep 0.1; done
+addr=$(head -1 "$out/server.out" | awk '{print $5}')
+fp=$(grep fingerprint "$out/server.out" | awk '{print $NF}')
+tokens=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(",".join(t for m in d["matches"] for t in m["players"]))' "$out/tokens.json")
+# Sample the server's CPU ticks and peak resident memory until it exits.
+( while kill -0 "$pid" 2>/dev/null; do
+    s=$(awk '{print $14+$15}' /proc/"$pid"/stat 2>/dev/null) || break
+    h=$(awk '/VmHWM/{print $2}' /proc/"$pid"/status 2>/dev/null) || break
+    echo "$s $h"; sleep 0.5
+  done >"$out/samples" ) &
+sampler=$!
+start=$(date +%s.%N)
+target/release/cohort bot --server "$addr" --fingerprint "$fp" --token "$tokens" \
+  --clients $((MATCHES * PLAYERS)) --no-sim --turns "$TURNS" >"$out/bots.jsonl" 2>"$out/bots.err" || true
+end=$(date +%s.%N)
+sleep 1
+kill -TERM "$pid" 2>/dev/null || true
+wait "$pid" || true
+wait "$sampler" || true
+python3 - "$out" "$MATCHES" "$PLAYERS" "$TURNS" "$start" "$end" "$(getconf CLK_TCK)" <<'PY'
+import json, sys
+out, matches, players, turns, start, end, hz = sys.argv[1:]
+matches, players, turns, hz = int(matches), int(players), int(turns), int(hz)
+seconds = float(end) - float(start)
+stats = json.load(open(f"{out}/stats.json"))
+samples = [l.split() for l in open(f"{out}/samples") if l.strip()]
+cpu_s = int(samples[-1][0]) / hz if samples else None
+peak_kib = max(int(s[1]) for s in samples) if samples else None
+bots = [json.loads(l) for l in open(f"{out}/bots.jsonl") if l.startswith("{")]
+clients = matches * players
+print(json.dumps({
+    "command": f"server/bench/lockstep_load.sh {matches} {players} {turns}",
+    "matches": matches, "players_per_match": players, "clients": clients,
+    "bot_seconds": round(seconds, 2),
+    "turns_closed": stats["turns_closed"],
+    "turn_close_lateness_ms": {"p50": stats["close_lateness_us_p50"] / 1000,
+                               "p99": stats["close_lateness_us_p99"] / 1000,
+                               "max": stats["close_lateness_us_max"] / 1000},
+    "server_cpu_seconds": cpu_s,
+    "server_cpu_percent_of_one_core": round(100 * cpu_s / seconds, 1) if cpu_s else None,
+    "server_peak_rss_mib": round(peak_kib / 1024, 1) if peak_kib else None,
+    "server_peak_rss_mib_per_match": round(peak_kib / 1024 / matches, 2) if peak_kib else None,
+    "bytes_out_per_client_per_second": round(stats["bytes_out"] / clients / seconds),
+    "bytes_in_per_client_per_second": round(stats["bytes_in"] / clients / seconds),
+    "desyncs": stats["desyncs"], "dropped": stats["dropped"],
+    "bots_reporting": len(bots),
+    "bots_with_errors": sum(1 for b in bots if b.get("server_errors")),
+    "bot_turns_run_min": min((b["turns_run"] for b in bots), default=None),
+}, indent=1))
+PY

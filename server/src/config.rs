@@ -1,0 +1,420 @@
+//! Configuration: a TOML file (`--config`), flags, and `COHORT_*` environment variables; a
+//! flag or variable wins over the file, the file over the defaults. With nothing given,
+//! `cohort-server` hosts the embedded default: one match, `default`, for 2 players on the
+//! default map. docs/OPERATIONS.md lists every key.
+
+use crate::lockstep::{OnDesync, Settings};
+use anyhow::{bail, Context, Result};
+use clap::Parser;
+use cohort_protocol::limits::DEFAULT_PORT;
+use cohort_protocol::setup::{MapSpec, DEFAULT_INPUT_DELAY, DEFAULT_TURN_TICKS};
+use cohort_protocol::MatchConfig;
+use cohort_sim::map::{DEFAULT_MAP_SEED, DEFAULT_MAP_SIZE};
+use cohort_sim::Ruleset;
+use serde::Deserialize;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+/// How long printed and written tokens stay valid by default, in seconds (a day).
+pub const DEFAULT_TOKEN_TTL_SECS: u64 = 24 * 60 * 60;
+
+/// Cohort's lockstep game server: hosts matches for `cohort` clients over QUIC.
+///
+/// With no arguments it hosts one match for 2 players on the default map with a self-signed
+/// certificate, and prints the certificate's fingerprint, the port, both join tokens and the
+/// `cohort play` command to join.
+#[derive(Parser, Debug, Default)]
+#[command(name = "cohort-server", version, about, long_about)]
+pub struct Args {
+    /// A TOML configuration file (see docs/OPERATIONS.md).
+    #[arg(long, env = "COHORT_CONFIG")]
+    pub config: Option<PathBuf>,
+    /// The UDP address to listen on [default: 0.0.0.0:7676].
+    #[arg(long, env = "COHORT_LISTEN")]
+    pub listen: Option<SocketAddr>,
+    /// The certificate chain, PEM (with --key); without it a self-signed one is made.
+    #[arg(long, env = "COHORT_CERT", requires = "key")]
+    pub cert: Option<PathBuf>,
+    /// The certificate's private key, PEM.
+    #[arg(long, env = "COHORT_KEY", requires = "cert")]
+    pub key: Option<PathBuf>,
+    /// The secret join tokens are signed with; without one a random secret is made.
+    #[arg(long, env = "COHORT_SECRET", hide_env_values = true)]
+    pub secret: Option<String>,
+    /// A file holding the token secret (its whole content, trailing newline removed).
+    #[arg(long, env = "COHORT_SECRET_FILE", conflicts_with = "secret")]
+    pub secret_file: Option<PathBuf>,
+    /// Where replays are written [default: replays].
+    #[arg(long, env = "COHORT_REPLAY_DIR")]
+    pub replay_dir: Option<PathBuf>,
+    /// Where desync reports are written [default: reports].
+    #[arg(long, env = "COHORT_REPORT_DIR")]
+    pub report_dir: Option<PathBuf>,
+    /// Host this many matches named m1, m2… instead of the file's matches.
+    #[arg(long, env = "COHORT_MATCHES")]
+    pub matches: Option<u32>,
+    /// Players per match, 2 to 8 (with --matches or the default match).
+    #[arg(long, env = "COHORT_PLAYERS")]
+    pub players: Option<u8>,
+    /// Ticks of 16 ms per turn, for every match [default: 8].
+    #[arg(long, env = "COHORT_TURN_TICKS")]
+    pub turn_ticks: Option<u32>,
+    /// The starting input delay in turns, for every match [default: 2].
+    #[arg(long, env = "COHORT_INPUT_DELAY")]
+    pub input_delay: Option<u32>,
+    /// Keep the input delay fixed instead of following round trips.
+    #[arg(long, env = "COHORT_FIXED_DELAY")]
+    pub fixed_delay: bool,
+    /// End every match after this many turns.
+    #[arg(long, env = "COHORT_MAX_TURNS")]
+    pub max_turns: Option<u64>,
+    /// What a desync does to a match: continue or stop [default: continue].
+    #[arg(long, env = "COHORT_ON_DESYNC", value_parser = parse_on_desync)]
+    pub on_desync: Option<OnDesync>,
+    /// Print every match's join tokens (the default when the secret was made at random).
+    #[arg(long, env = "COHORT_PRINT_TOKENS")]
+    pub print_tokens: bool,
+    /// Write every match's join tokens as JSON to this file.
+    #[arg(long, env = "COHORT_TOKENS_FILE")]
+    pub tokens_file: Option<PathBuf>,
+    /// How long minted tokens stay valid, in seconds [default: 86400].
+    #[arg(long, env = "COHORT_TOKEN_TTL")]
+    pub token_ttl: Option<u64>,
+    /// Serve Prometheus metrics at /metrics and a health check at /healthz on this TCP
+    /// address.
+    #[arg(long, env = "COHORT_METRICS")]
+    pub metrics: Option<SocketAddr>,
+    /// Write the matches' figures (turn timing, traffic) as JSON to this file on exit.
+    #[arg(long, env = "COHORT_STATS_FILE")]
+    pub stats_file: Option<PathBuf>,
+}
+
+fn parse_on_desync(s: &str) -> Result<OnDesync, String> {
+    match s {
+        "continue" => Ok(OnDesync::Continue),
+        "stop" => Ok(OnDesync::Stop),
+        _ => Err(format!("`{s}`: expected continue or stop")),
+    }
+}
+
+/// The configuration file.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    pub listen: Option<SocketAddr>,
+    pub cert: Option<PathBuf>,
+    pub key: Option<PathBuf>,
+    pub secret: Option<String>,
+    pub secret_file: Option<PathBuf>,
+    pub replay_dir: Option<PathBuf>,
+    pub report_dir: Option<PathBuf>,
+    pub print_tokens: Option<bool>,
+    pub tokens_file: Option<PathBuf>,
+    pub token_ttl_secs: Option<u64>,
+    pub metrics: Option<SocketAddr>,
+    pub stats_file: Option<PathBuf>,
+    #[serde(default, rename = "match")]
+    pub matches: Vec<FileMatch>,
+}
+
+/// One `[[match]]` of the configuration file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileMatch {
+    pub id: String,
+    #[serde(default = "two")]
+    pub players: u8,
+    /// Player names, in slot order (default "Player 1"…).
+    #[serde(default)]
+    pub names: Vec<String>,
+    /// Teams, in slot order (default: everyone on their own).
+    #[serde(default)]
+    pub teams: Vec<u8>,
+    pub map_seed: Option<u64>,
+    pub map_size: Option<i32>,
+    pub turn_ticks: Option<u32>,
+    pub input_delay: Option<u32>,
+    pub adaptive_delay: Option<bool>,
+    pub max_turns: Option<u64>,
+    pub on_desync: Option<OnDesync>,
+}
+
+fn two() -> u8 {
+    2
+}
+
+/// Everything the server runs with.
+#[derive(Debug)]
+pub struct ServerConfig {
+    pub listen: SocketAddr,
+    pub cert: Option<(PathBuf, PathBuf)>,
+    /// None: make one at random.
+    pub secret: Option<Vec<u8>>,
+    pub replay_dir: PathBuf,
+    pub report_dir: PathBuf,
+    pub print_tokens: bool,
+    pub tokens_file: Option<PathBuf>,
+    pub token_ttl_secs: u64,
+    pub metrics: Option<SocketAddr>,
+    pub stats_file: Option<PathBuf>,
+    pub matches: Vec<Settings>,
+}
+
+impl ServerConfig {
+    /// The file (if any) under the flags and environment.
+    pub fn load(args: &Args, rules: &Ruleset) -> Result<ServerConfig> {
+        let file: FileConfig = match &args.config {
+            Some(path) => {
+                let text = std::fs::read_to_string(path)
+                    .with_context(|| format!("reading {}", path.display()))?;
+                toml::from_str(&text).with_context(|| format!("in {}", path.display()))?
+            }
+            None => FileConfig::default(),
+        };
+        let secret = match (
+            &args.secret,
+            &args.secret_file,
+            &file.secret,
+            &file.secret_file,
+        ) {
+            (Some(s), ..) => Some(s.clone().into_bytes()),
+            (None, Some(p), ..) | (None, None, None, Some(p)) => Some(read_secret(p)?),
+            (None, None, Some(s), _) => Some(s.clone().into_bytes()),
+            (None, None, None, None) => None,
+        };
+        if secret.as_ref().is_some_and(|s| s.is_empty()) {
+            bail!("the token secret is empty");
+        }
+        let cert = match (
+            args.cert.clone().or(file.cert),
+            args.key.clone().or(file.key),
+        ) {
+            (Some(c), Some(k)) => Some((c, k)),
+            (None, None) => None,
+            _ => bail!("a certificate needs its key and a key its certificate (cert and key)"),
+        };
+        let file_matches = if args.matches.is_some() {
+            Vec::new()
+        } else {
+            file.matches
+        };
+        let mut matches = if let Some(n) = args.matches {
+            anyhow::ensure!(n >= 1, "--matches must be at least 1");
+            (1..=n)
+                .map(|i| FileMatch::standard(&format!("m{i}"), args.players.unwrap_or(2)))
+                .collect()
+        } else if file_matches.is_empty() {
+            vec![FileMatch::standard("default", args.players.unwrap_or(2))]
+        } else {
+            file_matches
+        };
+        for m in &mut matches {
+            if args.turn_ticks.is_some() {
+                m.turn_ticks = args.turn_ticks;
+            }
+            if args.input_delay.is_some() {
+                m.input_delay = args.input_delay;
+            }
+            if args.fixed_delay {
+                m.adaptive_delay = Some(false);
+            }
+            if args.max_turns.is_some() {
+                m.max_turns = args.max_turns;
+            }
+            if args.on_desync.is_some() {
+                m.on_desync = args.on_desync;
+            }
+        }
+        let mut ids = std::collections::BTreeSet::new();
+        let mut settings = Vec::new();
+        for m in &matches {
+            anyhow::ensure!(ids.insert(m.id.clone()), "match `{}` is listed twice", m.id);
+            settings.push(m.settings(rules)?);
+        }
+        Ok(ServerConfig {
+            listen: args
+                .listen
+                .or(file.listen)
+                .unwrap_or_else(|| SocketAddr::from(([0, 0, 0, 0], DEFAULT_PORT))),
+            cert,
+            print_tokens: args.print_tokens || file.print_tokens.unwrap_or(secret.is_none()),
+            secret,
+            replay_dir: args
+                .replay_dir
+                .clone()
+                .or(file.replay_dir)
+                .unwrap_or_else(|| "replays".into()),
+            report_dir: args
+                .report_dir
+                .clone()
+                .or(file.report_dir)
+                .unwrap_or_else(|| "reports".into()),
+            tokens_file: args.tokens_file.clone().or(file.tokens_file),
+            token_ttl_secs: args
+                .token_ttl
+                .or(file.token_ttl_secs)
+                .unwrap_or(DEFAULT_TOKEN_TTL_SECS),
+            metrics: args.metrics.or(file.metrics),
+            stats_file: args.stats_file.clone().or(file.stats_file),
+            matches: settings,
+        })
+    }
+}
+
+fn read_secret(path: &PathBuf) -> Result<Vec<u8>> {
+    let mut bytes =
+        std::fs::read(path).with_context(|| format!("reading the secret {}", path.display()))?;
+    while bytes.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
+        bytes.pop();
+    }
+    Ok(bytes)
+}
+
+impl FileMatch {
+    fn standard(id: &str, players: u8) -> FileMatch {
+        FileMatch {
+            id: id.to_string(),
+            players,
+            names: Vec::new(),
+            teams: Vec::new(),
+            map_seed: None,
+            map_size: None,
+            turn_ticks: None,
+            input_delay: None,
+            adaptive_delay: None,
+            max_turns: None,
+            on_desync: None,
+        }
+    }
+
+    fn settings(&self, rules: &Ruleset) -> Result<Settings> {
+        let mut config = MatchConfig::standard(&self.id, rules, self.players);
+        for (slot, name) in config.players.iter_mut().zip(&self.names) {
+            slot.name = name.clone();
+        }
+        for (slot, team) in config.players.iter_mut().zip(&self.teams) {
+            slot.team = *team;
+        }
+        config.map = MapSpec::Generated {
+            seed: self.map_seed.unwrap_or(DEFAULT_MAP_SEED),
+            size: self.map_size.unwrap_or(DEFAULT_MAP_SIZE),
+        };
+        config.turn_ticks = self.turn_ticks.unwrap_or(DEFAULT_TURN_TICKS);
+        config.input_delay = self.input_delay.unwrap_or(DEFAULT_INPUT_DELAY);
+        config
+            .check()
+            .with_context(|| format!("match `{}`", self.id))?;
+        let mut s = Settings::new(config);
+        s.adaptive_delay = self.adaptive_delay.unwrap_or(true);
+        s.max_turns = self.max_turns.filter(|t| *t > 0);
+        s.on_desync = self.on_desync.unwrap_or_default();
+        Ok(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules() -> Ruleset {
+        Ruleset::default_rules()
+    }
+
+    #[test]
+    fn no_arguments_host_the_default_match() {
+        let c = ServerConfig::load(&Args::default(), &rules()).unwrap();
+        assert_eq!(c.listen.port(), DEFAULT_PORT);
+        assert_eq!(c.matches.len(), 1);
+        assert_eq!(c.matches[0].config.match_id, "default");
+        assert_eq!(c.matches[0].config.players.len(), 2);
+        assert!(c.secret.is_none() && c.print_tokens);
+    }
+
+    #[test]
+    fn a_file_with_matches_under_flags() {
+        let dir = std::env::temp_dir().join(format!("cohort-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("server.toml");
+        std::fs::write(
+            &path,
+            r#"
+listen = "127.0.0.1:9000"
+secret = "s3cret"
+[[match]]
+id = "final"
+players = 4
+names = ["Ana", "Bo"]
+teams = [1, 1, 2, 2]
+turn_ticks = 6
+on_desync = "stop"
+[[match]]
+id = "other"
+"#,
+        )
+        .unwrap();
+        let args = Args {
+            config: Some(path),
+            turn_ticks: Some(5),
+            ..Args::default()
+        };
+        let c = ServerConfig::load(&args, &rules()).unwrap();
+        assert_eq!(c.listen.port(), 9000);
+        assert_eq!(c.secret.as_deref(), Some(&b"s3cret"[..]));
+        assert!(!c.print_tokens);
+        let m = &c.matches[0];
+        assert_eq!(m.config.players.len(), 4);
+        assert_eq!(m.config.players[1].name, "Bo");
+        assert_eq!(m.config.players[3].team, 2);
+        assert_eq!(m.config.turn_ticks, 5, "the flag wins");
+        assert_eq!(m.on_desync, OnDesync::Stop);
+        assert_eq!(c.matches[1].config.match_id, "other");
+    }
+
+    #[test]
+    fn many_generated_matches() {
+        let args = Args {
+            matches: Some(3),
+            players: Some(8),
+            ..Args::default()
+        };
+        let c = ServerConfig::load(&args, &rules()).unwrap();
+        let ids: Vec<&str> = c
+            .matches
+            .iter()
+            .map(|m| m.config.match_id.as_str())
+            .collect();
+        assert_eq!(ids, vec!["m1", "m2", "m3"]);
+        assert!(c.matches.iter().all(|m| m.config.players.len() == 8));
+    }
+
+    #[test]
+    fn bad_configurations_are_refused_clearly() {
+        let args = Args {
+            matches: Some(1),
+            players: Some(9),
+            ..Args::default()
+        };
+        let e = ServerConfig::load(&args, &rules()).unwrap_err();
+        assert!(format!("{e:#}").contains("2 to 8 players"), "{e:#}");
+    }
+}
+
+#[cfg(test)]
+mod example {
+    use super::*;
+
+    #[test]
+    fn the_example_file_in_deploy_is_valid() {
+        let file: FileConfig =
+            toml::from_str(include_str!("../../deploy/server.example.toml")).unwrap();
+        let rules = Ruleset::default_rules();
+        let settings: Vec<Settings> = file
+            .matches
+            .iter()
+            .map(|m| m.settings(&rules).unwrap())
+            .collect();
+        assert_eq!(settings.len(), 2);
+        assert_eq!(settings[0].config.players[2].name, "Cy");
+        assert_eq!(settings[0].max_turns, None);
+    }
+}

@@ -1,0 +1,178 @@
+//! One QUIC connection: its first frame is checked at the door ([`crate::admit`]); then its
+//! frames go to its match as messages, and the match's frames come back through its outbox.
+//! Bad input closes this connection only.
+
+use super::{Host, MatchInput, Outgoing};
+use crate::admit::admit;
+use crate::lockstep::PeerId;
+use cohort_protocol::codec::{decode_message, encode_frame, frame_length, CodecError};
+use cohort_protocol::message::{ClientMessage, ErrorCode, ServerMessage};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// How long a new connection has to open its stream and send its Hello.
+pub const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Frames waiting to go to one client; a client this far behind is dropped.
+pub const OUTBOX_FRAMES: usize = 4096;
+
+/// How long a closing connection has to take what was sent before it is cut.
+pub const CLOSE_GRACE: Duration = Duration::from_secs(2);
+
+/// Why a frame could not be read.
+enum ReadError {
+    /// The stream ended or the connection was lost.
+    Gone,
+    Codec(CodecError),
+}
+
+async fn read_frame(recv: &mut quinn::RecvStream) -> Result<Vec<u8>, ReadError> {
+    let mut prefix = [0u8; 4];
+    recv.read_exact(&mut prefix)
+        .await
+        .map_err(|_| ReadError::Gone)?;
+    let len = frame_length(prefix).map_err(ReadError::Codec)?;
+    let mut payload = vec![0u8; len];
+    recv.read_exact(&mut payload)
+        .await
+        .map_err(|_| ReadError::Gone)?;
+    Ok(payload)
+}
+
+/// Sends one error frame on a stream and closes the connection.
+async fn refuse(
+    conn: &quinn::Connection,
+    mut send: quinn::SendStream,
+    code: ErrorCode,
+    text: String,
+) {
+    tracing::info!(remote = %conn.remote_address(), ?code, %text, "refused at the door");
+    if let Ok(frame) = encode_frame(&ServerMessage::error(code, text)) {
+        let _ = send.write_all(&frame).await;
+    }
+    let _ = send.finish();
+    let _ = tokio::time::timeout(CLOSE_GRACE, send.stopped()).await;
+    conn.close(0u32.into(), b"refused");
+}
+
+/// Runs a connection from its handshake to its end.
+pub async fn run(incoming: quinn::Incoming, host: Arc<Host>, peer: PeerId) {
+    let conn = match incoming.await {
+        Ok(c) => c,
+        Err(e) => {
+            tracing::debug!(error = %e, "handshake failed");
+            return;
+        }
+    };
+    let (send, mut recv) = match tokio::time::timeout(HELLO_TIMEOUT, conn.accept_bi()).await {
+        Ok(Ok(s)) => s,
+        _ => {
+            conn.close(1u32.into(), b"no stream");
+            return;
+        }
+    };
+    let first = match tokio::time::timeout(HELLO_TIMEOUT, read_frame(&mut recv)).await {
+        Ok(Ok(p)) => p,
+        Ok(Err(ReadError::Codec(e))) => {
+            return refuse(&conn, send, ErrorCode::FrameTooLarge, e.to_string()).await
+        }
+        _ => {
+            conn.close(1u32.into(), b"no hello");
+            return;
+        }
+    };
+    host.stats
+        .bytes_in
+        .fetch_add(first.len() as u64 + 4, Ordering::Relaxed);
+    let (hello, claims) = match admit(&first, &host.secret, super::unix_now()) {
+        Ok(ok) => ok,
+        Err(r) => return refuse(&conn, send, r.code, r.text).await,
+    };
+    let Some(match_tx) = host.matches.get(&claims.match_id).cloned() else {
+        let text = format!("this server hosts no match `{}`", claims.match_id);
+        return refuse(&conn, send, ErrorCode::UnknownMatch, text).await;
+    };
+    let (out_tx, out_rx) = mpsc::channel(OUTBOX_FRAMES);
+    let writer = tokio::spawn(write_loop(conn.clone(), send, out_rx, host.clone()));
+    let join = MatchInput::Join {
+        peer,
+        role: claims.role,
+        hello,
+        out: out_tx.clone(),
+    };
+    if match_tx.send(join).await.is_err() {
+        let _ = out_tx.try_send(Outgoing::frame(&ServerMessage::error(
+            ErrorCode::MatchOver,
+            "the match is over",
+        )));
+        let _ = out_tx.try_send(Outgoing::Close);
+        let _ = writer.await;
+        return;
+    }
+    tracing::debug!(peer, remote = %conn.remote_address(), match_id = %claims.match_id, "connection admitted");
+    loop {
+        let payload = match read_frame(&mut recv).await {
+            Ok(p) => p,
+            Err(ReadError::Gone) => break,
+            Err(ReadError::Codec(e)) => {
+                close_with(&out_tx, ErrorCode::FrameTooLarge, e.to_string());
+                break;
+            }
+        };
+        host.stats
+            .bytes_in
+            .fetch_add(payload.len() as u64 + 4, Ordering::Relaxed);
+        match decode_message::<ClientMessage>(&payload) {
+            Ok(message) => {
+                if match_tx
+                    .send(MatchInput::Message { peer, message })
+                    .await
+                    .is_err()
+                {
+                    break;
+                }
+            }
+            Err(e) => {
+                close_with(&out_tx, ErrorCode::Malformed, e.to_string());
+                break;
+            }
+        }
+    }
+    let _ = match_tx.send(MatchInput::Disconnected { peer }).await;
+    drop(out_tx);
+    let _ = writer.await;
+}
+
+/// Sends an error that ends the connection, then closes it.
+fn close_with(out: &mpsc::Sender<Outgoing>, code: ErrorCode, text: String) {
+    tracing::info!(?code, %text, "closing a connection for bad input");
+    let _ = out.try_send(Outgoing::frame(&ServerMessage::error(code, text)));
+    let _ = out.try_send(Outgoing::Close);
+}
+
+/// Writes the match's frames until told to close or every sender is gone.
+async fn write_loop(
+    conn: quinn::Connection,
+    mut send: quinn::SendStream,
+    mut rx: mpsc::Receiver<Outgoing>,
+    host: Arc<Host>,
+) {
+    while let Some(out) = rx.recv().await {
+        match out {
+            Outgoing::Frame(bytes) => {
+                if send.write_all(&bytes).await.is_err() {
+                    break;
+                }
+                host.stats
+                    .bytes_out
+                    .fetch_add(bytes.len() as u64, Ordering::Relaxed);
+            }
+            Outgoing::Close => break,
+        }
+    }
+    let _ = send.finish();
+    let _ = tokio::time::timeout(CLOSE_GRACE, send.stopped()).await;
+    conn.close(0u32.into(), b"closed");
+}

@@ -1,0 +1,218 @@
+//! One match's task: feeds its `Match` inputs and timeouts, carries out its actions.
+
+use super::{Host, MatchInput, Outgoing};
+use crate::lockstep::{Action, Event, Match, PeerId};
+use cohort_protocol::message::EndReason;
+use cohort_protocol::replay::ReplayWriter;
+use cohort_protocol::report::encode_report;
+use serde::Serialize;
+use std::collections::HashMap;
+use std::fs::File;
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use tokio::sync::{mpsc, watch};
+use tokio::time::Instant;
+
+/// Where a match's files go.
+#[derive(Clone, Debug)]
+pub struct Files {
+    pub replay_dir: PathBuf,
+    pub report_dir: PathBuf,
+}
+
+/// What one match did, for the stats file.
+#[derive(Debug, Serialize)]
+pub struct MatchSummary {
+    pub match_id: String,
+    pub end: Option<EndReason>,
+    pub replay: Option<PathBuf>,
+    pub reports: Vec<PathBuf>,
+    pub stats: crate::lockstep::MatchStats,
+    /// How late turns closed after their deadline, in microseconds.
+    pub close_lateness_us_p50: u32,
+    pub close_lateness_us_p99: u32,
+    pub close_lateness_us_max: u32,
+    /// Every turn's lateness, sorted (merged across matches for the summary).
+    #[serde(skip)]
+    pub lateness_us: Vec<u32>,
+}
+
+pub(super) fn percentile(sorted: &[u32], p: usize) -> u32 {
+    if sorted.is_empty() {
+        return 0;
+    }
+    sorted[((sorted.len() - 1) * p) / 100]
+}
+
+struct Driver {
+    outs: HashMap<PeerId, mpsc::Sender<Outgoing>>,
+    replay: Option<ReplayWriter<File>>,
+    replay_path: Option<PathBuf>,
+    reports: Vec<PathBuf>,
+    files: Files,
+    end: Option<EndReason>,
+    /// Peers whose outbox was full or gone: told to the match as disconnected.
+    gone: Vec<PeerId>,
+    host: Arc<Host>,
+}
+
+impl Driver {
+    fn push(&mut self, peer: PeerId, out: Outgoing) {
+        if let Some(tx) = self.outs.get(&peer) {
+            if tx.try_send(out).is_err() {
+                tracing::warn!(peer, "client not reading its frames; dropping it");
+                self.outs.remove(&peer);
+                self.gone.push(peer);
+            }
+        }
+    }
+
+    fn carry_out(&mut self, m: &mut Match) {
+        while let Some(action) = m.poll_action() {
+            match action {
+                Action::Send { to, message } => self.push(to, Outgoing::frame(&message)),
+                Action::Broadcast { to, message } => {
+                    let frame = Outgoing::frame(&message);
+                    for p in to {
+                        self.push(p, frame.clone());
+                    }
+                }
+                Action::Close { peer } => {
+                    if let Some(tx) = self.outs.remove(&peer) {
+                        let _ = tx.try_send(Outgoing::Close);
+                    }
+                }
+                Action::ReplayStart(header) => {
+                    let name = format!("{}-{}.cohort-replay", m.id(), super::unix_now());
+                    let path = self.files.replay_dir.join(name);
+                    match File::create(&path)
+                        .map_err(cohort_protocol::replay::ReplayError::from)
+                        .and_then(|f| ReplayWriter::start(f, &header))
+                    {
+                        Ok(w) => {
+                            tracing::info!(match_id = %m.id(), path = %path.display(), "replay started");
+                            self.replay = Some(w);
+                            self.replay_path = Some(path);
+                        }
+                        Err(e) => {
+                            tracing::error!(match_id = %m.id(), path = %path.display(), error = %e, "cannot write the replay")
+                        }
+                    }
+                }
+                Action::ReplayRecord(record) => {
+                    self.host.stats.turns.fetch_add(1, Ordering::Relaxed);
+                    if let Some(w) = &mut self.replay {
+                        if let Err(e) = w.append(&record) {
+                            tracing::error!(match_id = %m.id(), turn = record.bundle.turn, error = %e, "replay write failed; replay stopped");
+                            self.replay = None;
+                        }
+                    }
+                }
+                Action::Report(report) => {
+                    self.host.stats.desyncs.fetch_add(1, Ordering::Relaxed);
+                    let name = format!(
+                        "{}-turn{}-{}.cohort-desync",
+                        m.id(),
+                        report.turn,
+                        super::unix_now()
+                    );
+                    let path = self.files.report_dir.join(name);
+                    let written = encode_report(&report)
+                        .map_err(std::io::Error::other)
+                        .and_then(|bytes| std::fs::write(&path, bytes));
+                    match written {
+                        Ok(()) => {
+                            tracing::warn!(match_id = %m.id(), turn = report.turn, path = %path.display(), "desync report written");
+                            self.reports.push(path);
+                        }
+                        Err(e) => {
+                            tracing::error!(match_id = %m.id(), error = %e, "cannot write the desync report")
+                        }
+                    }
+                }
+                Action::Ended(reason) => self.end = Some(reason),
+            }
+        }
+    }
+}
+
+/// Runs a match until it ends.
+pub async fn run(
+    mut m: Match,
+    mut rx: mpsc::Receiver<MatchInput>,
+    files: Files,
+    host: Arc<Host>,
+    mut shutdown: watch::Receiver<bool>,
+) -> MatchSummary {
+    let mut d = Driver {
+        outs: HashMap::new(),
+        replay: None,
+        replay_path: None,
+        reports: Vec::new(),
+        files,
+        end: None,
+        gone: Vec::new(),
+        host: host.clone(),
+    };
+    let mut shutting_down = false;
+    while d.end.is_none() {
+        let deadline = m.poll_timeout().map(Instant::from_std);
+        tokio::select! {
+            input = rx.recv() => {
+                let now = Instant::now().into_std();
+                match input {
+                    Some(MatchInput::Join { peer, role, hello, out }) => {
+                        d.outs.insert(peer, out);
+                        m.handle(now, Event::Join { peer, role, hello });
+                        host.stats.peers.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Some(MatchInput::Message { peer, message }) => {
+                        m.handle(now, Event::Message { peer, message })
+                    }
+                    Some(MatchInput::Disconnected { peer }) => {
+                        d.outs.remove(&peer);
+                        m.handle(now, Event::Disconnected { peer });
+                    }
+                    None => m.handle(now, Event::Shutdown),
+                }
+            }
+            _ = sleep_until(deadline) => m.handle_timeout(Instant::now().into_std()),
+            changed = shutdown.changed(), if !shutting_down => {
+                shutting_down = true;
+                if changed.is_err() || *shutdown.borrow() {
+                    m.handle(Instant::now().into_std(), Event::Shutdown);
+                }
+            }
+        }
+        // Frames first (the turn's bundle goes out on time), then the sim.
+        d.carry_out(&mut m);
+        m.simulate();
+        d.carry_out(&mut m);
+        while let Some(peer) = d.gone.pop() {
+            m.handle(Instant::now().into_std(), Event::Disconnected { peer });
+            d.carry_out(&mut m);
+        }
+    }
+    host.stats.matches_running.fetch_sub(1, Ordering::Relaxed);
+    let mut lateness = m.stats().close_lateness_us.clone();
+    lateness.sort_unstable();
+    MatchSummary {
+        match_id: m.id().to_string(),
+        end: d.end,
+        replay: d.replay_path,
+        reports: d.reports,
+        close_lateness_us_p50: percentile(&lateness, 50),
+        close_lateness_us_p99: percentile(&lateness, 99),
+        close_lateness_us_max: lateness.last().copied().unwrap_or(0),
+        stats: m.stats().clone(),
+        lateness_us: lateness,
+    }
+}
+
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}

@@ -1,0 +1,180 @@
+//! `cohort-server`: hosts lockstep matches over QUIC. Thin: configuration, certificates and
+//! signals here; everything else in the library.
+
+use anyhow::{Context, Result};
+use clap::Parser;
+use cohort_protocol::message::Role;
+use cohort_protocol::token::{mint, Claims};
+use cohort_server::config::{Args, ServerConfig};
+use cohort_server::driver::{self, unix_now, Started};
+use cohort_server::tls::Identity;
+use cohort_sim::Ruleset;
+use std::process::ExitCode;
+use std::sync::Arc;
+use tokio::sync::watch;
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("COHORT_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .init();
+    match run(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(args: Args) -> Result<()> {
+    let rules = Arc::new(Ruleset::default_rules());
+    let config = ServerConfig::load(&args, &rules)?;
+    let identity = match &config.cert {
+        Some((cert, key)) => Identity::from_files(cert, key)?,
+        None => Identity::self_signed()?,
+    };
+    let secret = match &config.secret {
+        Some(s) => s.clone(),
+        None => random_secret()?,
+    };
+    let tokens = Tokens::mint(&config, &secret);
+    if let Some(path) = &config.tokens_file {
+        std::fs::write(path, serde_json::to_string_pretty(&tokens.json)?)
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    let print_tokens = config.print_tokens;
+    let stats_file = config.stats_file.clone();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the runtime")?;
+    let summary = runtime.block_on(async move {
+        let (tx, rx) = watch::channel(false);
+        tokio::spawn(async move {
+            wait_for_signal().await;
+            tracing::info!("signal received");
+            let _ = tx.send(true);
+        });
+        driver::serve(config, secret, rules, identity, rx, |s| {
+            announce(s, &tokens, print_tokens)
+        })
+        .await
+    })?;
+    if let Some(path) = stats_file {
+        std::fs::write(&path, serde_json::to_string_pretty(&summary)?)
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Resolves on SIGTERM or ctrl-c.
+async fn wait_for_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = tokio::signal::ctrl_c() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}
+
+fn random_secret() -> Result<Vec<u8>> {
+    use ring::rand::SecureRandom;
+    let mut bytes = vec![0u8; 32];
+    ring::rand::SystemRandom::new()
+        .fill(&mut bytes)
+        .map_err(|_| anyhow::anyhow!("no randomness for the token secret"))?;
+    Ok(bytes)
+}
+
+/// Every match's tokens.
+struct Tokens {
+    /// (match id, tokens by slot, the spectator token).
+    matches: Vec<(String, Vec<String>, String)>,
+    json: serde_json::Value,
+}
+
+impl Tokens {
+    fn mint(config: &ServerConfig, secret: &[u8]) -> Tokens {
+        let expires = unix_now() + config.token_ttl_secs;
+        let token = |match_id: &str, role| {
+            mint(
+                secret,
+                &Claims {
+                    match_id: match_id.to_string(),
+                    role,
+                    expires,
+                },
+            )
+        };
+        let matches: Vec<(String, Vec<String>, String)> = config
+            .matches
+            .iter()
+            .map(|m| {
+                let id = &m.config.match_id;
+                let players = m
+                    .config
+                    .players
+                    .iter()
+                    .map(|p| token(id, Role::Player(p.slot)))
+                    .collect();
+                (id.clone(), players, token(id, Role::Spectator))
+            })
+            .collect();
+        let json = serde_json::json!({
+            "expires": expires,
+            "matches": matches.iter().map(|(id, players, spectator)| serde_json::json!({
+                "match_id": id,
+                "players": players,
+                "spectator": spectator,
+            })).collect::<Vec<_>>(),
+        });
+        Tokens { matches, json }
+    }
+}
+
+/// Prints where the server listens, its fingerprint and (when asked) the join tokens.
+fn announce(s: &Started, tokens: &Tokens, print_tokens: bool) {
+    let port = s.local_addr.port();
+    println!(
+        "cohort-server listening on UDP {} (ALPN cohort/1)",
+        s.local_addr
+    );
+    println!("certificate SHA-256 fingerprint: {}", s.fingerprint);
+    if !print_tokens {
+        return;
+    }
+    let host = if s.local_addr.ip().is_unspecified() {
+        "127.0.0.1".to_string()
+    } else {
+        s.local_addr.ip().to_string()
+    };
+    let pin = if s.self_signed {
+        format!("--fingerprint {}", s.fingerprint)
+    } else {
+        "--ca <your CA file>".to_string()
+    };
+    for (id, players, spectator) in &tokens.matches {
+        println!("match {id}:");
+        for (slot, t) in players.iter().enumerate() {
+            println!("  player {slot} token: {t}");
+        }
+        println!("  spectator token: {spectator}");
+        for t in players {
+            println!("  join: cohort play --server {host}:{port} {pin} --token {t}");
+        }
+    }
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+}

@@ -1,0 +1,755 @@
+//! Loading a scenario file into a [`World`] and its schedule of commands.
+//!
+//! Entities are created in a fixed order, so their ids follow the file: the map's resources (in
+//! reading order), then `[[resources]]`, `[[buildings]]` and `[[units]]` in the order written.
+
+use super::error::{line_of, locate_field, ScenarioError};
+use super::format::*;
+use super::{DEFAULT_TICKS, DEFAULT_TURN_TICKS, MAX_TURN_TICKS};
+use crate::command::{Command, PlayerCommand};
+use crate::grid::{Keyed, Occupant};
+use crate::map::{self, Layout, Legend, LegendEntry, MapError, MapOptions};
+use crate::position::{fx, Fx, Tile, Vec2};
+use crate::ruleset::{Ruleset, RulesetError};
+use crate::world::{EntityId, Player, PlayerId, World};
+use std::sync::Arc;
+use toml::Spanned;
+
+/// The most units a scenario may create.
+pub const MAX_SCENARIO_UNITS: u32 = 20_000;
+/// The most players a match has (player ids 0 to 7).
+pub const MAX_PLAYERS: usize = 8;
+
+/// Reads the files a scenario names (a map, a ruleset), relative to the scenario.
+pub trait Files {
+    /// The text of `name`, or why it could not be read.
+    fn read(&self, name: &str) -> Result<String, String>;
+}
+
+impl<F: Fn(&str) -> Result<String, String>> Files for F {
+    fn read(&self, name: &str) -> Result<String, String> {
+        self(name)
+    }
+}
+
+/// For scenarios that name no other file.
+pub struct NoFiles;
+
+impl Files for NoFiles {
+    fn read(&self, name: &str) -> Result<String, String> {
+        Err(format!("cannot read `{name}`: no files are available here"))
+    }
+}
+
+/// A command and the tick whose orders step carries it out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scheduled {
+    pub tick: u64,
+    pub command: PlayerCommand,
+}
+
+/// A loaded scenario: the world at tick 0 and the commands to give, in tick order.
+#[derive(Clone, Debug)]
+pub struct Scenario {
+    pub name: String,
+    pub description: String,
+    pub world: World,
+    /// Sorted by tick; commands of one tick keep the file's order.
+    pub commands: Vec<Scheduled>,
+    pub turn_ticks: u32,
+    /// Ticks to run when the caller does not say.
+    pub ticks: u64,
+}
+
+impl Scenario {
+    /// Loads a scenario from its text. `origin` names it in errors (and, without a `name`, is
+    /// its name); `files` reads the map or ruleset it names; `rules` replaces the ruleset the
+    /// file names. Any fault is a [`ScenarioError`] naming the file, line and field.
+    pub fn from_toml(
+        text: &str,
+        origin: &str,
+        files: &dyn Files,
+        rules: Option<Arc<Ruleset>>,
+    ) -> Result<Scenario, ScenarioError> {
+        let file: ScenarioFile =
+            toml::from_str(text).map_err(|e| ScenarioError::from_toml(origin, text, &e))?;
+        Loader {
+            text,
+            origin,
+            files,
+            names: Vec::new(),
+        }
+        .load(file, rules)
+    }
+}
+
+/// Named groups of entities (a block's units, a building, a rectangle of resources).
+type Names = Vec<(String, Vec<EntityId>)>;
+
+struct Loader<'a> {
+    text: &'a str,
+    origin: &'a str,
+    files: &'a dyn Files,
+    names: Names,
+}
+
+impl Loader<'_> {
+    fn err(&self, at: usize, field: impl Into<String>, msg: impl Into<String>) -> ScenarioError {
+        ScenarioError::new(self.origin, line_of(self.text, at), field, msg)
+    }
+
+    fn load(
+        &mut self,
+        file: ScenarioFile,
+        rules: Option<Arc<Ruleset>>,
+    ) -> Result<Scenario, ScenarioError> {
+        let rules = match (rules, &file.rules) {
+            (Some(r), _) => r,
+            (None, Some(name)) => Arc::new(self.ruleset(name)?),
+            (None, None) => Arc::new(Ruleset::default_rules()),
+        };
+        let turn_ticks = match &file.turn_ticks {
+            Some(t) if *t.get_ref() == 0 || *t.get_ref() > MAX_TURN_TICKS => {
+                return Err(self.err(
+                    t.span().start,
+                    "turn_ticks",
+                    format!("must be 1 to {MAX_TURN_TICKS}"),
+                ))
+            }
+            Some(t) => *t.get_ref(),
+            None => DEFAULT_TURN_TICKS,
+        };
+        let mut world = self.world(&file, rules.clone())?;
+        for (i, r) in file.resources.iter().enumerate() {
+            self.resource(&mut world, i, r)?;
+        }
+        for (i, b) in file.buildings.iter().enumerate() {
+            self.building(&mut world, i, b)?;
+        }
+        let total: u64 = file
+            .units
+            .iter()
+            .map(|u| u64::from(u.get_ref().count.unwrap_or(1)))
+            .sum();
+        if total > u64::from(MAX_SCENARIO_UNITS) {
+            return Err(ScenarioError::new(
+                self.origin,
+                0,
+                "units",
+                format!("{total} units; at most {MAX_SCENARIO_UNITS} (MAX_SCENARIO_UNITS)"),
+            ));
+        }
+        for (i, u) in file.units.iter().enumerate() {
+            self.units(&mut world, i, u)?;
+        }
+        let mut commands = Vec::with_capacity(file.commands.len());
+        for (i, c) in file.commands.iter().enumerate() {
+            commands.push(Scheduled {
+                tick: c.get_ref().tick,
+                command: self.command(&world, i, c)?,
+            });
+        }
+        commands.sort_by_key(|c| c.tick);
+        world.prepare();
+        let name = file.name.clone().unwrap_or_else(|| stem(self.origin));
+        Ok(Scenario {
+            name,
+            description: file.description.trim().to_string(),
+            world,
+            commands,
+            turn_ticks,
+            ticks: file.ticks.unwrap_or(DEFAULT_TICKS),
+        })
+    }
+
+    fn ruleset(&self, name: &Spanned<String>) -> Result<Ruleset, ScenarioError> {
+        let path = name.get_ref();
+        let text = self
+            .files
+            .read(path)
+            .map_err(|m| self.err(name.span().start, "rules", m))?;
+        Ruleset::from_toml(&text, path).map_err(|e| ruleset_error(path, &text, &e))
+    }
+
+    fn world(&mut self, file: &ScenarioFile, rules: Arc<Ruleset>) -> Result<World, ScenarioError> {
+        let spec = file.map.get_ref();
+        let map_at = file.map.span().start;
+        let given = [
+            spec.ascii.is_some(),
+            spec.file.is_some(),
+            spec.generate.is_some(),
+        ];
+        if given.iter().filter(|&&g| g).count() != 1 {
+            return Err(self.err(
+                map_at,
+                "map",
+                "give exactly one of `ascii`, `file` or `generate`",
+            ));
+        }
+        let too_many = |n: usize| n > MAX_PLAYERS;
+        if too_many(file.players.len()) {
+            return Err(self.err(
+                file.players[MAX_PLAYERS].span().start,
+                format!("players[{MAX_PLAYERS}]"),
+                format!("at most {MAX_PLAYERS} players"),
+            ));
+        }
+        if let Some(g) = &spec.generate {
+            let gs = g.get_ref();
+            let defaults = MapOptions::default();
+            let opts = MapOptions {
+                seed: gs.seed.or(file.seed).unwrap_or(defaults.seed),
+                size: gs.size.unwrap_or(defaults.size),
+                players: gs.players.unwrap_or(defaults.players),
+            };
+            if !(map::MIN_PLAYERS..=map::MAX_PLAYERS).contains(&opts.players) {
+                return Err(self.err(
+                    g.span().start,
+                    "map.generate.players",
+                    format!("{} to {} players", map::MIN_PLAYERS, map::MAX_PLAYERS),
+                ));
+            }
+            if !(map::MIN_SIZE..=map::MAX_SIZE).contains(&opts.size) {
+                return Err(self.err(
+                    g.span().start,
+                    "map.generate.size",
+                    format!("{} to {} tiles a side", map::MIN_SIZE, map::MAX_SIZE),
+                ));
+            }
+            if file.players.len() > usize::from(opts.players) {
+                return Err(self.err(
+                    file.players[usize::from(opts.players)].span().start,
+                    "players",
+                    format!("the generated map has {} players", opts.players),
+                ));
+            }
+            let mut world = map::generate(rules, opts);
+            for (i, p) in file.players.iter().enumerate() {
+                let player = &mut world.state.players[i];
+                if let Some(team) = p.get_ref().team {
+                    player.team = team;
+                }
+                if let Some(name) = &p.get_ref().name {
+                    player.name = name.clone();
+                }
+            }
+            return Ok(world);
+        }
+        let players = self.players(file);
+        let layout = if let Some(ascii) = &spec.ascii {
+            let legend = self.legend(spec, &rules, map_at)?;
+            let at = ascii.span().start;
+            // A multi-line string's first line starts after its opening quotes and newline.
+            let opens_on_own_line = self.text[at..].starts_with("\"\"\"\n")
+                || self.text[at..].starts_with("'''\n")
+                || self.text[at..].starts_with("\"\"\"\r\n")
+                || self.text[at..].starts_with("'''\r\n");
+            let first_line = line_of(self.text, at) + usize::from(opens_on_own_line);
+            map::parse_ascii(ascii.get_ref(), &rules, &legend).map_err(|e| {
+                ScenarioError::new(
+                    self.origin,
+                    first_line + e.line - 1,
+                    "map.ascii",
+                    format!("column {}: {}", e.column, e.message),
+                )
+            })?
+        } else if let Some(name) = &spec.file {
+            let path = name.get_ref();
+            let text = self
+                .files
+                .read(path)
+                .map_err(|m| self.err(name.span().start, "map.file", m))?;
+            let map_err = |e: MapError| {
+                ScenarioError::new(
+                    path,
+                    e.line,
+                    "",
+                    format!("column {}: {}", e.column, e.message),
+                )
+            };
+            if path.ends_with(".map") {
+                Layout::from_movingai(&text, &rules).map_err(map_err)?
+            } else {
+                let legend = self.legend(spec, &rules, map_at)?;
+                map::parse_ascii(&text, &rules, &legend).map_err(map_err)?
+            }
+        } else {
+            unreachable!("exactly one map source was checked above")
+        };
+        self.on_layout(layout, rules, players, file.seed.unwrap_or(0), map_at)
+    }
+
+    fn on_layout(
+        &self,
+        layout: Layout,
+        rules: Arc<Ruleset>,
+        players: Vec<Player>,
+        seed: u64,
+        map_at: usize,
+    ) -> Result<World, ScenarioError> {
+        layout
+            .into_world(rules, players, seed)
+            .map_err(|m| self.err(map_at, "map", m))
+    }
+
+    fn legend(
+        &self,
+        spec: &MapSpec,
+        rules: &Ruleset,
+        map_at: usize,
+    ) -> Result<Legend, ScenarioError> {
+        let mut legend = Legend::default();
+        for (k, v) in &spec.legend {
+            let mut chars = k.chars();
+            let (Some(c), None) = (chars.next(), chars.next()) else {
+                return Err(self.err(
+                    map_at,
+                    format!("map.legend.{k}"),
+                    "a legend key is one character",
+                ));
+            };
+            let (terrain, resource) = match v.split_once('+') {
+                Some((t, r)) => (t.trim(), Some(r.trim().to_string())),
+                None => (v.trim(), None),
+            };
+            if rules.terrain(terrain).is_none() {
+                return Err(self.err(
+                    map_at,
+                    format!("map.legend.{k}"),
+                    format!("no terrain `{terrain}` in the ruleset"),
+                ));
+            }
+            if let Some(r) = &resource {
+                if rules.resource_kind(r).is_none() {
+                    return Err(self.err(
+                        map_at,
+                        format!("map.legend.{k}"),
+                        format!("no resource `{r}` in the ruleset"),
+                    ));
+                }
+            }
+            legend.set(
+                c,
+                LegendEntry {
+                    terrain: terrain.to_string(),
+                    resource,
+                },
+            );
+        }
+        Ok(legend)
+    }
+
+    /// The players: as listed, or else one per owner named (each its own team), at least one.
+    fn players(&self, file: &ScenarioFile) -> Vec<Player> {
+        if !file.players.is_empty() {
+            return file
+                .players
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    let spec = p.get_ref();
+                    let mut player = Player::new(i as PlayerId, spec.team.unwrap_or(i as u8));
+                    if let Some(name) = &spec.name {
+                        player.name = name.clone();
+                    }
+                    player
+                })
+                .collect();
+        }
+        let most = file
+            .units
+            .iter()
+            .map(|u| u.get_ref().owner)
+            .chain(file.buildings.iter().map(|b| b.get_ref().owner))
+            .chain(file.commands.iter().map(|c| c.get_ref().player))
+            .max()
+            .unwrap_or(0)
+            .min(MAX_PLAYERS as u8 - 1);
+        (0..=most).map(|p| Player::new(p, p)).collect()
+    }
+
+    fn owner(
+        &self,
+        world: &World,
+        owner: PlayerId,
+        at: usize,
+        field: &str,
+    ) -> Result<(), ScenarioError> {
+        if world.state.players.iter().any(|p| p.id == owner) {
+            Ok(())
+        } else {
+            Err(self.err(
+                at,
+                field,
+                format!(
+                    "player {owner} is not in the scenario (players 0 to {})",
+                    world.state.players.len().saturating_sub(1)
+                ),
+            ))
+        }
+    }
+
+    fn name(
+        &mut self,
+        name: &Option<String>,
+        ids: Vec<EntityId>,
+        at: usize,
+        field: String,
+    ) -> Result<(), ScenarioError> {
+        let Some(name) = name else { return Ok(()) };
+        if name.contains('@') {
+            return Err(self.err(at, field, "a name may not contain `@`"));
+        }
+        if self.names.iter().any(|(n, _)| n == name) {
+            return Err(self.err(at, field, format!("the name `{name}` is taken")));
+        }
+        self.names.push((name.clone(), ids));
+        Ok(())
+    }
+
+    fn resource(
+        &mut self,
+        world: &mut World,
+        i: usize,
+        spec: &Spanned<ResourceSpec>,
+    ) -> Result<(), ScenarioError> {
+        let (r, at) = (spec.get_ref(), spec.span().start);
+        let field = |f: &str| format!("resources[{i}].{f}");
+        let kind = world.rules().resource_kind(&r.kind).ok_or_else(|| {
+            self.err(
+                at,
+                field("kind"),
+                format!("no resource `{}` in the ruleset", r.kind),
+            )
+        })?;
+        let from = Tile::new(r.at[0], r.at[1]);
+        let to = r.to.map(|t| Tile::new(t[0], t[1])).unwrap_or(from);
+        for (t, f) in [(from, "at"), (to, "to")] {
+            if !world.grid().contains(t) {
+                return Err(self.err(at, field(f), format!("({}, {}) is off the map", t.x, t.y)));
+            }
+        }
+        let mut ids = Vec::new();
+        for y in from.y.min(to.y)..=from.y.max(to.y) {
+            for x in from.x.min(to.x)..=from.x.max(to.x) {
+                let id = world.add_resource(kind, Tile::new(x, y)).ok_or_else(|| {
+                    self.err(at, field("at"), format!("tile ({x}, {y}) is taken"))
+                })?;
+                ids.push(id);
+            }
+        }
+        self.name(&r.name, ids, at, field("name"))
+    }
+
+    fn building(
+        &mut self,
+        world: &mut World,
+        i: usize,
+        spec: &Spanned<BuildingSpec>,
+    ) -> Result<(), ScenarioError> {
+        let (b, at) = (spec.get_ref(), spec.span().start);
+        let field = |f: &str| format!("buildings[{i}].{f}");
+        let kind = world.rules().building_kind(&b.kind).ok_or_else(|| {
+            self.err(
+                at,
+                field("kind"),
+                format!("no building `{}` in the ruleset", b.kind),
+            )
+        })?;
+        self.owner(world, b.owner, at, &field("owner"))?;
+        let id = world
+            .place_building(
+                kind,
+                b.owner,
+                Tile::new(b.at[0], b.at[1]),
+                b.turned,
+                b.complete.unwrap_or(true),
+            )
+            .map_err(|e| self.err(at, field("at"), e.to_string()))?;
+        if b.locked {
+            world.set_gate_lock(id, true);
+        }
+        self.name(&b.name, vec![id], at, field("name"))
+    }
+
+    fn units(
+        &mut self,
+        world: &mut World,
+        i: usize,
+        spec: &Spanned<UnitBlock>,
+    ) -> Result<(), ScenarioError> {
+        let (u, at) = (spec.get_ref(), spec.span().start);
+        let field = |f: &str| format!("units[{i}].{f}");
+        let kind = world.rules().unit_kind(&u.kind).ok_or_else(|| {
+            self.err(
+                at,
+                field("kind"),
+                format!("no unit `{}` in the ruleset", u.kind),
+            )
+        })?;
+        self.owner(world, u.owner, at, &field("owner"))?;
+        let count = u.count.unwrap_or(1);
+        let columns = match u.columns {
+            Some(0) => return Err(self.err(at, field("columns"), "at least 1")),
+            Some(c) => c,
+            None => ceil_sqrt(count),
+        };
+        let spacing = u.spacing.map(|d| d.0).unwrap_or(fx(1));
+        let key = Keyed::unkeyed(world.rules().units[kind as usize].layer);
+        let first = Vec2::new(u.at[0].0, u.at[1].0);
+        let mut ids = Vec::with_capacity(count as usize);
+        for n in 0..count {
+            let offset = |k: u32| Fx::from_num(k).checked_mul(spacing);
+            let p = offset(n % columns)
+                .zip(offset(n / columns))
+                .and_then(|(dx, dy)| first.x.checked_add(dx).zip(first.y.checked_add(dy)));
+            let on_ground = p.filter(|&(x, y)| {
+                let tile = Vec2::new(x, y).tile();
+                world.grid().passable(key, tile)
+            });
+            let Some((x, y)) = on_ground else {
+                return Err(self.err(
+                    at,
+                    field("at"),
+                    format!(
+                        "unit {} of the block is off the map or on ground a {} cannot stand on",
+                        n + 1,
+                        u.kind
+                    ),
+                ));
+            };
+            ids.push(world.spawn_unit(kind, u.owner, Vec2::new(x, y)));
+        }
+        self.name(&u.name, ids, at, field("name"))
+    }
+
+    /// The units a name stands for: a block's, `kind@player` or `*@player`.
+    fn named_units(&self, world: &World, name: &str) -> Option<Vec<EntityId>> {
+        if let Some((kind, player)) = name.split_once('@') {
+            let player: PlayerId = player.parse().ok()?;
+            let kind = if kind == "*" {
+                None
+            } else {
+                Some(world.rules().unit_kind(kind)?)
+            };
+            return Some(
+                world
+                    .state
+                    .units
+                    .iter()
+                    .filter(|u| u.owner == player && kind.is_none_or(|k| u.kind == k))
+                    .map(|u| u.id)
+                    .collect(),
+            );
+        }
+        self.names
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, ids)| ids.clone())
+    }
+
+    fn target(
+        &self,
+        world: &World,
+        target: &TargetRef,
+        at: usize,
+        field: &str,
+    ) -> Result<EntityId, ScenarioError> {
+        match target {
+            TargetRef::Id(id) => Ok(EntityId(*id)),
+            TargetRef::Tile([x, y]) => {
+                let t = Tile::new(*x, *y);
+                match world.grid().occupant(t) {
+                    Occupant::Resource(id) | Occupant::Building(id) => Ok(id),
+                    Occupant::Gate { entity, .. } => Ok(entity),
+                    Occupant::Nothing => world
+                        .state
+                        .units
+                        .iter()
+                        .find(|u| u.position.tile() == t)
+                        .map(|u| u.id)
+                        .ok_or_else(|| {
+                            self.err(at, field, format!("nothing stands on tile ({x}, {y})"))
+                        }),
+                }
+            }
+            TargetRef::Name(name) => self
+                .named_units(world, name)
+                .and_then(|ids| ids.first().copied())
+                .ok_or_else(|| self.err(at, field, format!("no entity is named `{name}`"))),
+        }
+    }
+
+    fn command(
+        &self,
+        world: &World,
+        i: usize,
+        spec: &Spanned<CommandSpec>,
+    ) -> Result<PlayerCommand, ScenarioError> {
+        let (c, at) = (spec.get_ref(), spec.span().start);
+        let field = |f: &str| format!("commands[{i}].{f}");
+        let mut units = Vec::new();
+        for r in &c.units {
+            match r {
+                UnitRef::Id(id) => units.push(EntityId(*id)),
+                UnitRef::Name(name) => {
+                    units.extend(self.named_units(world, name).ok_or_else(|| {
+                        self.err(at, field("units"), format!("no units are named `{name}`"))
+                    })?)
+                }
+            }
+        }
+        let need = |what: &str| {
+            self.err(
+                at,
+                field(what),
+                format!("`{what}` is required to {:?}", c.action).to_lowercase(),
+            )
+        };
+        let to = || {
+            c.to.map(|[x, y]| Vec2::new(x.0, y.0))
+                .ok_or_else(|| need("to"))
+        };
+        let target = || {
+            let t = c.target.as_ref().ok_or_else(|| need("target"))?;
+            self.target(world, t, at, &field("target"))
+        };
+        let command = match c.action {
+            Action::Move => Command::Move { units, to: to()? },
+            Action::FormationMove => Command::FormationMove { units, to: to()? },
+            Action::AttackMove => Command::AttackMove { units, to: to()? },
+            Action::Attack => Command::Attack {
+                units,
+                target: target()?,
+            },
+            Action::Follow => Command::Follow {
+                units,
+                target: target()?,
+            },
+            Action::Gather => Command::Gather {
+                units,
+                target: target()?,
+            },
+            Action::Build => Command::Build {
+                units,
+                target: target()?,
+            },
+            Action::PlaceBuilding => Command::PlaceBuilding {
+                kind: c.kind.clone().ok_or_else(|| need("kind"))?,
+                at: c
+                    .at
+                    .map(|[x, y]| Tile::new(x, y))
+                    .ok_or_else(|| need("at"))?,
+                turned: c.turned,
+                builders: units,
+            },
+            Action::Stop => Command::Stop { units },
+            Action::Hold => Command::Hold { units },
+            Action::SetFormation => Command::SetFormation {
+                units,
+                formation: c.formation.ok_or_else(|| need("formation"))?,
+            },
+            Action::Delete => Command::Delete { units },
+        };
+        Ok(PlayerCommand {
+            player: c.player,
+            command,
+        })
+    }
+}
+
+/// The smallest whole number whose square is at least `n` (a block's default columns).
+fn ceil_sqrt(n: u32) -> u32 {
+    let mut c = 1;
+    while c * c < n {
+        c += 1;
+    }
+    c
+}
+
+/// A file name without its folders and extension.
+fn stem(origin: &str) -> String {
+    let base = origin.rsplit(['/', '\\']).next().unwrap_or(origin);
+    base.split('.').next().unwrap_or(base).to_string()
+}
+
+/// A ruleset's error as a scenario error: its file, line and field.
+pub fn ruleset_error(file: &str, text: &str, e: &RulesetError) -> ScenarioError {
+    match e {
+        RulesetError::Parse { source, .. } => ScenarioError::from_toml(file, text, source),
+        RulesetError::Invalid { field, message, .. } => ScenarioError::new(
+            file,
+            locate_field(text, field),
+            field.clone(),
+            message.clone(),
+        ),
+    }
+}
+
+/// The embedded default map as a scenario: the generated world, and at tick 0 each player's
+/// scouts sent to the next player's start and each villager to gather from the nearest resource.
+pub fn default_map(rules: Arc<Ruleset>, opts: MapOptions) -> Scenario {
+    let world = map::generate(rules, opts);
+    let mut commands = Vec::new();
+    let rules = world.rules_arc();
+    let players = world.state.players.len();
+    let worker = |u: &&crate::world::Unit| rules.units[u.kind as usize].worker;
+    for (i, player) in world.state.players.iter().enumerate() {
+        let mine: Vec<_> = world
+            .state
+            .units
+            .iter()
+            .filter(|u| u.owner == player.id)
+            .collect();
+        let next = world.state.players[(i + 1) % players].id;
+        let goal = world
+            .state
+            .units
+            .iter()
+            .filter(|u| u.owner == next)
+            .find(worker)
+            .map(|u| u.position);
+        let scouts: Vec<EntityId> = mine.iter().filter(|u| !worker(u)).map(|u| u.id).collect();
+        if let (false, Some(to)) = (scouts.is_empty(), goal) {
+            commands.push(Scheduled {
+                tick: 0,
+                command: PlayerCommand {
+                    player: player.id,
+                    command: Command::Move { units: scouts, to },
+                },
+            });
+        }
+        for u in mine.iter().filter(|u| worker(u)) {
+            let nearest = world
+                .state
+                .resources
+                .iter()
+                .min_by_key(|r| (Vec2::of_tile(r.tile) - u.position).length_squared());
+            if let Some(r) = nearest {
+                commands.push(Scheduled {
+                    tick: 0,
+                    command: PlayerCommand {
+                        player: player.id,
+                        command: Command::Gather {
+                            units: vec![u.id],
+                            target: r.id,
+                        },
+                    },
+                });
+            }
+        }
+    }
+    Scenario {
+        name: format!(
+            "default map ({} players, {} tiles, seed {})",
+            players,
+            world.grid().width(),
+            opts.seed
+        ),
+        description: String::new(),
+        world,
+        commands,
+        turn_ticks: DEFAULT_TURN_TICKS,
+        ticks: DEFAULT_TICKS,
+    }
+}

@@ -1,0 +1,80 @@
+//! A run's report: every unit's final state, the counters and the hashes. Nothing in it depends
+//! on the machine or the clock, so two runs of one scenario give identical reports.
+
+use crate::hash::StateHash;
+use crate::position::Vec2;
+use crate::ruleset::Good;
+use crate::world::{Counters, EntityId, Order, PlayerId, UnitState, World};
+
+/// The final state of one unit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnitReport {
+    pub id: EntityId,
+    /// Its kind's name.
+    pub kind: String,
+    pub owner: PlayerId,
+    pub position: Vec2,
+    pub hit_points: u32,
+    pub order: Order,
+    pub state: UnitState,
+    /// The corners of its route still ahead (empty when it has none).
+    pub route: Vec<Vec2>,
+    pub carrying: Option<(Good, u32)>,
+}
+
+/// What a run came to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Report {
+    pub scenario: String,
+    /// blake3 of the ruleset it ran under.
+    pub ruleset: StateHash,
+    pub width: i32,
+    pub height: i32,
+    /// Ticks run.
+    pub ticks: u64,
+    pub turn_ticks: u32,
+    /// In id order.
+    pub units: Vec<UnitReport>,
+    pub counters: Counters,
+    /// The state's hash after every whole turn.
+    pub turn_hashes: Vec<StateHash>,
+    /// The state's hash at the end.
+    pub final_hash: StateHash,
+}
+
+impl Report {
+    pub fn of(name: &str, world: &World, turn_ticks: u32, turn_hashes: &[StateHash]) -> Report {
+        let rules = world.rules();
+        Report {
+            scenario: name.to_string(),
+            ruleset: StateHash(rules.hash()),
+            width: world.grid().width(),
+            height: world.grid().height(),
+            ticks: world.tick(),
+            turn_ticks,
+            units: world
+                .state
+                .units
+                .iter()
+                .map(|u| UnitReport {
+                    id: u.id,
+                    kind: rules.units[u.kind as usize].name.clone(),
+                    owner: u.owner,
+                    position: u.position,
+                    hit_points: u.hit_points,
+                    order: u.order.clone(),
+                    state: u.state,
+                    route: u
+                        .route
+                        .as_ref()
+                        .map(|r| r.waypoints.clone())
+                        .unwrap_or_default(),
+                    carrying: u.carrying,
+                })
+                .collect(),
+            counters: world.counters.clone(),
+            turn_hashes: turn_hashes.to_vec(),
+            final_hash: world.hash(),
+        }
+    }
+}

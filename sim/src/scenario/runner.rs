@@ -1,0 +1,76 @@
+//! The headless runner: gives each command at its tick, runs the ticks, and takes the state's
+//! hash after every network turn.
+
+use super::load::{Scenario, Scheduled};
+use super::report::Report;
+use crate::command::PlayerCommand;
+use crate::hash::StateHash;
+use crate::world::World;
+
+/// A scenario being run.
+#[derive(Clone, Debug)]
+pub struct Runner {
+    pub name: String,
+    pub world: World,
+    /// Sorted by tick.
+    pub commands: Vec<Scheduled>,
+    /// The first command not yet given.
+    next: usize,
+    pub turn_ticks: u32,
+    /// The hash after every whole turn so far (ticks `turn_ticks`, `2 × turn_ticks`, …).
+    pub turn_hashes: Vec<StateHash>,
+}
+
+impl Runner {
+    pub fn new(s: Scenario) -> Runner {
+        Runner {
+            name: s.name,
+            world: s.world,
+            commands: s.commands,
+            next: 0,
+            turn_ticks: s.turn_ticks.max(1),
+            turn_hashes: Vec::new(),
+        }
+    }
+
+    /// Swaps in another world (a snapshot loaded mid-run, say): commands for ticks before its
+    /// tick count as given.
+    pub fn resume_from(&mut self, world: World) {
+        self.world = world;
+        let tick = self.world.tick();
+        self.next = self.commands.partition_point(|c| c.tick < tick);
+    }
+
+    /// Runs one tick with the commands scheduled for it. Same scenario, same result everywhere.
+    pub fn step(&mut self) {
+        let tick = self.world.tick();
+        while self.next < self.commands.len() && self.commands[self.next].tick < tick {
+            self.next += 1;
+        }
+        let start = self.next;
+        while self.next < self.commands.len() && self.commands[self.next].tick == tick {
+            self.next += 1;
+        }
+        let now: Vec<PlayerCommand> = self.commands[start..self.next]
+            .iter()
+            .map(|c| c.command.clone())
+            .collect();
+        self.world.step(&now);
+        if self.world.tick().is_multiple_of(u64::from(self.turn_ticks)) {
+            self.turn_hashes.push(self.world.hash());
+        }
+    }
+
+    /// Runs `ticks` ticks, calling `each_tick` with the world after each.
+    pub fn run(&mut self, ticks: u64, mut each_tick: impl FnMut(&World)) {
+        for _ in 0..ticks {
+            self.step();
+            each_tick(&self.world);
+        }
+    }
+
+    /// What the run came to: every unit's state, the counters and the hashes.
+    pub fn report(&self) -> Report {
+        Report::of(&self.name, &self.world, self.turn_ticks, &self.turn_hashes)
+    }
+}

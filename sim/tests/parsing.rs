@@ -1,0 +1,163 @@
+//! Malformed scenario, map and ruleset files each give the documented error: the file, the line
+//! and the field, never a panic (docs/SCENARIOS.md, "Errors").
+
+use cohort_sim::scenario::{NoFiles, Scenario, ScenarioError};
+
+fn load_err(text: &str) -> ScenarioError {
+    Scenario::from_toml(text, "bad.toml", &NoFiles, None).expect_err("the scenario is malformed")
+}
+
+fn load_with(text: &str, name: &'static str, file: &'static str) -> ScenarioError {
+    let files = move |n: &str| -> Result<String, String> {
+        if n == name {
+            Ok(file.to_string())
+        } else {
+            Err(format!("cannot read `{n}`"))
+        }
+    };
+    Scenario::from_toml(text, "bad.toml", &files, None).expect_err("a named file is malformed")
+}
+
+const MAP: &str = "[map]\nascii = \"\"\"\n....\n....\n\"\"\"\n";
+
+#[test]
+fn toml_syntax_errors_name_the_line() {
+    let e = load_err("name = \"x\"\nturn_ticks = = 4\n");
+    assert_eq!((e.file.as_str(), e.line), ("bad.toml", 2), "{e}");
+}
+
+#[test]
+fn wrong_types_name_the_field() {
+    let text = format!("{MAP}[[units]]\nkind = \"villager\"\nowner = 0\nat = [1, 1]\n[[units]]\nkind = \"villager\"\nowner = 0\nat = [1, 1]\ncount = \"many\"\n");
+    let e = load_err(&text);
+    assert_eq!(e.line, 14, "{e}");
+    assert_eq!(e.field, "units[1].count", "{e}");
+}
+
+#[test]
+fn unknown_fields_are_refused() {
+    let text = format!("{MAP}[[units]]\nkind = \"villager\"\nownr = 0\nat = [1, 1]\n");
+    let e = load_err(&text);
+    assert!(e.message.contains("ownr"), "{e}");
+    assert!(e.field.starts_with("units[0]"), "{e}");
+}
+
+#[test]
+fn unknown_kinds_name_line_and_field() {
+    let text = format!("{MAP}\n[[units]]\nkind = \"dragon\"\nowner = 0\nat = [1, 1]\n");
+    let e = load_err(&text);
+    assert_eq!((e.line, e.field.as_str()), (7, "units[0].kind"), "{e}");
+    assert!(e.message.contains("dragon"), "{e}");
+}
+
+#[test]
+fn units_on_closed_ground_or_off_the_map_are_refused() {
+    let text = "[map]\nascii = \"\"\"\n..~~\n....\n\"\"\"\n[[units]]\nkind = \"villager\"\nowner = 0\nat = [0, 0]\ncount = 4\ncolumns = 4\n";
+    let e = load_err(text);
+    assert_eq!((e.line, e.field.as_str()), (6, "units[0].at"), "{e}");
+    assert!(e.message.contains("unit 3"), "{e}");
+    let far = format!("{MAP}[[units]]\nkind = \"knight\"\nowner = 0\nat = [\"140737488355327\", 1]\ncount = 3\ncolumns = 3\nspacing = \"140737488355327\"\n");
+    let e = load_err(&far);
+    assert_eq!(e.field, "units[0].at", "{e}");
+}
+
+#[test]
+fn inline_map_errors_point_into_the_scenario() {
+    let text = "name = \"x\"\n[map]\nascii = \"\"\"\n....\n..?.\n\"\"\"\n";
+    let e = load_err(text);
+    assert_eq!((e.line, e.field.as_str()), (5, "map.ascii"), "{e}");
+    assert!(e.message.contains("column 3"), "{e}");
+    let ragged = "[map]\nascii = \"\"\"\n....\n...\n\"\"\"\n";
+    assert_eq!(load_err(ragged).line, 4);
+}
+
+#[test]
+fn map_file_errors_name_the_map_file() {
+    let text = "[map]\nfile = \"m.txt\"\n";
+    let e = load_with(text, "m.txt", "...\n.x.\n");
+    assert_eq!((e.file.as_str(), e.line), ("m.txt", 2), "{e}");
+    let text = "[map]\nfile = \"m.map\"\n";
+    let e = load_with(
+        text,
+        "m.map",
+        "type octile\nheight 2\nwidth 2\nmap\n..\n.Q\n",
+    );
+    assert_eq!((e.file.as_str(), e.line), ("m.map", 6), "{e}");
+    let e = load_err("[map]\nfile = \"missing.txt\"\n");
+    assert_eq!((e.line, e.field.as_str()), (2, "map.file"), "{e}");
+}
+
+#[test]
+fn a_map_needs_exactly_one_source() {
+    let e = load_err("[map]\nascii = \"..\"\nfile = \"x\"\n");
+    assert_eq!(e.field, "map", "{e}");
+    let e = load_err("name = \"no map\"\n");
+    assert!(e.message.contains("map"), "{e}");
+}
+
+#[test]
+fn ruleset_errors_name_the_ruleset_file_line_and_field() {
+    let base = cohort_sim::ruleset::DEFAULT_RULESET_TOML;
+    // A figure of the wrong type: the TOML reader's error, located.
+    let broken: &'static str = Box::leak(
+        base.replacen("hit_points = 25", "hit_points = \"lots\"", 1)
+            .into_boxed_str(),
+    );
+    let e = load_with(&format!("rules = \"r.toml\"\n{MAP}"), "r.toml", broken);
+    assert_eq!(e.file, "r.toml");
+    let want = broken.lines().position(|l| l.contains("\"lots\"")).unwrap() + 1;
+    assert_eq!(e.line, want, "{e}");
+    assert!(e.field.ends_with("hit_points"), "{e}");
+    // A name the ruleset cannot resolve: the compiler's error, located by its field.
+    let unknown: &'static str = Box::leak(
+        base.replacen("restriction = \"land\"", "restriction = \"lava\"", 1)
+            .into_boxed_str(),
+    );
+    let e = load_with(&format!("rules = \"r.toml\"\n{MAP}"), "r.toml", unknown);
+    assert_eq!(e.file, "r.toml");
+    let want = unknown
+        .lines()
+        .position(|l| l.contains("\"lava\""))
+        .unwrap()
+        + 1;
+    assert_eq!(e.line, want, "{e}");
+}
+
+#[test]
+fn commands_must_name_what_they_need() {
+    let text = format!("{MAP}[[units]]\nkind = \"villager\"\nowner = 0\nat = [1, 1]\nname = \"v\"\n[[commands]]\ntick = 0\nplayer = 0\ndo = \"move\"\nunits = [\"v\"]\n");
+    let e = load_err(&text);
+    assert_eq!((e.line, e.field.as_str()), (11, "commands[0].to"), "{e}");
+    let text = format!("{MAP}[[commands]]\ntick = 0\nplayer = 0\ndo = \"move\"\nunits = [\"nobody\"]\nto = [1, 1]\n");
+    let e = load_err(&text);
+    assert_eq!(e.field, "commands[0].units", "{e}");
+    let text = format!("{MAP}[[commands]]\ntick = 0\nplayer = 0\ndo = \"teleport\"\n");
+    let e = load_err(&text);
+    assert!(e.message.contains("teleport"), "{e}");
+    assert_eq!(e.line, 9, "{e}");
+}
+
+#[test]
+fn limits_are_enforced() {
+    let e = load_err(&format!("turn_ticks = 0\n{MAP}"));
+    assert_eq!((e.line, e.field.as_str()), (1, "turn_ticks"), "{e}");
+    let e = load_err("[map]\ngenerate = { players = 9 }\n");
+    assert_eq!(e.field, "map.generate.players", "{e}");
+    let e = load_err(&format!(
+        "{MAP}[[units]]\nkind = \"villager\"\nowner = 0\nat = [1, 1]\ncount = 4000000000\n"
+    ));
+    assert_eq!(e.field, "units", "{e}");
+    let e = load_err(&format!(
+        "{MAP}[[units]]\nkind = \"villager\"\nowner = 5\nat = [1, 1]\n[[players]]\n"
+    ));
+    assert_eq!(e.field, "units[0].owner", "{e}");
+}
+
+#[test]
+fn errors_display_file_line_field_and_message() {
+    let e = load_err(&format!(
+        "{MAP}[[units]]\nkind = \"dragon\"\nowner = 0\nat = [1, 1]\n"
+    ));
+    let shown = e.to_string();
+    assert!(shown.starts_with("bad.toml:6: units[0].kind: "), "{shown}");
+}
