@@ -2,7 +2,7 @@
 //! naming a unit that player does not own is ignored whole, identically on every peer, and
 //! counted ([`crate::world::Counters::ignored_commands`]).
 
-use crate::position::{Tile, Vec2};
+use crate::position::{Fx, Tile, Vec2};
 use crate::world::{EntityId, PlayerId};
 use serde::{Deserialize, Serialize};
 
@@ -84,6 +84,30 @@ pub enum Command {
 }
 
 impl Command {
+    /// The command with every point and tile it names clamped onto a `width` × `height` map
+    /// (points to the middles of its edge tiles), so a target far off the map — from a bad or
+    /// hostile peer — can neither overflow the sim's arithmetic nor send a unit off the map.
+    pub fn clamped(&self, width: i32, height: i32) -> Command {
+        let (w, h) = ((width - 1).max(0), (height - 1).max(0));
+        let point = |p: &Vec2| {
+            Vec2::new(
+                p.x.clamp(Fx::ZERO, Fx::from_num(w)),
+                p.y.clamp(Fx::ZERO, Fx::from_num(h)),
+            )
+        };
+        let mut c = self.clone();
+        match &mut c {
+            Command::Move { to, .. }
+            | Command::FormationMove { to, .. }
+            | Command::AttackMove { to, .. } => *to = point(to),
+            Command::PlaceBuilding { at, .. } => {
+                *at = Tile::new(at.x.clamp(0, w), at.y.clamp(0, h))
+            }
+            _ => {}
+        }
+        c
+    }
+
     /// The units the command names.
     pub fn units(&self) -> &[EntityId] {
         match self {

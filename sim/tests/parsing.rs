@@ -161,3 +161,67 @@ fn errors_display_file_line_field_and_message() {
     let shown = e.to_string();
     assert!(shown.starts_with("bad.toml:6: units[0].kind: "), "{shown}");
 }
+
+/// A command aimed far off the map (as a hostile peer might send) neither overflows nor panics:
+/// the target is clamped onto the map when the order is applied.
+#[test]
+fn far_off_command_targets_are_clamped_onto_the_map() {
+    use cohort_sim::position::{Fx, Tile, Vec2};
+    use cohort_sim::scenario::Runner;
+    use cohort_sim::{Command, EntityId, PlayerCommand};
+    let text = format!("{MAP}[[units]]\nkind = \"knight\"\nowner = 0\nat = [1, 1]\n[[units]]\nkind = \"villager\"\nowner = 0\nat = [2, 0]\n");
+    let s = Scenario::from_toml(&text, "far.toml", &NoFiles, None).unwrap();
+    let mut r = Runner::new(s);
+    let far = [
+        Fx::MAX,
+        Fx::MIN,
+        Fx::from_num(1_000_000_000i64),
+        -Fx::from_num(1_000_000_000i64),
+    ];
+    let mut commands = Vec::new();
+    for (i, &x) in far.iter().enumerate() {
+        for &y in far.iter().rev() {
+            let to = Vec2::new(x, y);
+            for command in [
+                Command::Move {
+                    units: vec![EntityId(1)],
+                    to,
+                },
+                Command::AttackMove {
+                    units: vec![EntityId(1)],
+                    to,
+                },
+                Command::FormationMove {
+                    units: vec![EntityId(1), EntityId(2)],
+                    to,
+                },
+            ] {
+                commands.push(PlayerCommand { player: 0, command });
+            }
+        }
+        commands.push(PlayerCommand {
+            player: 0,
+            command: Command::PlaceBuilding {
+                kind: "house".into(),
+                at: Tile::new([i32::MAX, i32::MIN, 7, -7][i], i32::MIN),
+                turned: false,
+                builders: vec![EntityId(2)],
+            },
+        });
+    }
+    for pc in commands {
+        r.world.step(&[pc]);
+        r.run(20, |w| {
+            for u in &w.state.units {
+                assert!(
+                    w.grid().contains(u.position.tile()),
+                    "unit {} left the map",
+                    u.id.0
+                );
+            }
+        });
+    }
+    // The last move aimed at (-1e9, MAX) ends at the map's corner (0, 1).
+    let knight = r.world.unit(EntityId(1)).unwrap();
+    assert!(knight.position.x <= Fx::from_num(1) && knight.position.y >= Fx::from_num(0));
+}

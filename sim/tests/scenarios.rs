@@ -214,3 +214,27 @@ fn default_map_sends_scouts_and_everyone_of_player_three() {
     assert!(moved(0) >= 1 && moved(1) >= 1 && moved(2) >= 1);
     assert_eq!(moved(3), 4, "all four of player 3's units move");
 }
+
+#[test]
+fn map_file_groups_cross_through_the_gaps() {
+    let r = run_on_open_ground("map_file.toml");
+    let w = &r.world;
+    assert_eq!(
+        (w.grid().width(), w.grid().height()),
+        (32, 24),
+        "read from scenarios/maps/pond.txt"
+    );
+    for u in &w.state.units {
+        let goal = if u.owner == 0 {
+            Vec2::new(fx(30), Fx::from_num(3.5))
+        } else {
+            at(1, 20)
+        };
+        assert!(
+            u.position.distance(goal) < fx(2),
+            "unit {} at {:?}",
+            u.id.0,
+            u.position
+        );
+    }
+}

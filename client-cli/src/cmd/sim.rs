@@ -77,8 +77,14 @@ pub fn load(source: Source<'_>) -> Result<Scenario> {
         let p = dir.join(name);
         std::fs::read_to_string(&p).map_err(|e| format!("cannot read `{}`: {e}", p.display()))
     };
-    Scenario::from_toml(&text, &path.display().to_string(), &files, rules)
-        .map_err(|e| anyhow::anyhow!("{e}"))
+    let origin = path.display().to_string();
+    Scenario::from_toml(&text, &origin, &files, rules).map_err(|mut e| {
+        // A fault in a file the scenario names: show that file's path, not its name as written.
+        if e.file != origin {
+            e.file = dir.join(&e.file).display().to_string();
+        }
+        anyhow::anyhow!("{e}")
+    })
 }
 
 fn check_map_options(o: &MapOptions) -> Result<()> {

@@ -24,7 +24,13 @@ pub fn carry_out(world: &mut World, commands: &[PlayerCommand]) {
             world.counters.ignored_commands += 1;
             continue;
         }
-        apply(world, pc);
+        // Points and tiles off the map are brought onto it before anything uses them.
+        let (width, height) = (world.grid().width(), world.grid().height());
+        let pc = PlayerCommand {
+            player: pc.player,
+            command: pc.command.clamped(width, height),
+        };
+        apply(world, &pc);
     }
 }
 
