@@ -289,7 +289,15 @@ async fn drive_loop(
             on_event(core, &e);
         }
         while let Some(m) = core.poll_transmit() {
-            link.send(&m).await?;
+            if let Err(e) = link.send(&m).await {
+                // The server may have closed right after its last words (MatchEnded, an
+                // error): read what it sent before giving up.
+                drain_after_close(core, link, on_event).await;
+                if core.phase() == Phase::Over {
+                    return Ok(());
+                }
+                return Err(e);
+            }
         }
         if core.phase() == Phase::Over {
             return Ok(());
@@ -316,7 +324,8 @@ async fn drive_loop(
                     bail!("the server closed the connection: {reason}");
                 }
             },
-            line = next_line(lines) => match line {
+            // Lines wait until the join is answered, so early orders are not refused.
+            line = next_line(lines), if core.phase() != Phase::Joining => match line {
                 Some(text) => match crate::text::parse_line(&text) {
                     Ok(l) => core.handle_line(l),
                     Err(e) => on_event(core, &Event::Refused(e.to_string())),
@@ -325,6 +334,22 @@ async fn drive_loop(
             },
             () = sleep => core.handle_timeout(Instant::now()),
         }
+    }
+}
+
+/// Reads and handles whatever the server sent before the connection went, briefly.
+async fn drain_after_close(core: &mut ClientCore, link: &mut Link, on_event: &mut OnEvent<'_>) {
+    let read = async {
+        while let Ok(Some(m)) = link.recv().await {
+            core.handle_message(m, Instant::now());
+            if core.phase() == Phase::Over {
+                break;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(CLOSE_GRACE, read).await;
+    while let Some(e) = core.poll_event() {
+        on_event(core, &e);
     }
 }
 

@@ -5,7 +5,11 @@
 //! still, and a block of them shares its walks: every walk planned this tick is remembered, and a
 //! unit going to exactly the same point, on the same ground, starting within [`K_SHARE_REACH`]
 //! of one (across and along), no wider than the body it was planned for, and able to walk
-//! straight to its first bend, is handed a copy. The list is forgotten at the next survey.
+//! straight to its first bend, is handed a copy. A copy handed out is remembered too, from the
+//! start of the unit it was handed to (still for the body it was planned for), so a block wider
+//! than the sharing reach shares across its width: every unit still walks straight to the
+//! first bend, and starts within reach of one that holds the same walk. The list is forgotten
+//! at the next survey.
 
 use super::route::{route_for, Ask};
 use crate::astar::body_clear;
@@ -55,6 +59,11 @@ pub fn route_beside(world: &mut World, ask: &Ask) -> Option<Route> {
     });
     if let Some(s) = shared {
         let route = s.route.clone();
+        let handed = SharedWalk {
+            from: ask.from,
+            ..s.clone()
+        };
+        world.caches.shared_walks.push(handed);
         world.counters.shared_walks += 1;
         return Some(route);
     }

@@ -9,7 +9,7 @@ use crate::position::{Fx, Tile, Vec2};
 use crate::world::{EntityId, PlayerId, World};
 
 /// One unit's body as filed at the start of the tick.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Body {
     /// Index of the tile its middle stands on.
     pub tile: u32,
@@ -27,37 +27,55 @@ pub struct Survey {
     bodies: Vec<Body>,
     /// For each unit, by its index in the state's list, where its body is filed.
     slots: Vec<u32>,
+    /// Where each tile's run of bodies begins (one more entry than tiles).
+    starts: Vec<u32>,
+    /// Scratch: each unit's tile while filing.
+    tile_of: Vec<u32>,
     width: i32,
     height: i32,
 }
 
 impl Survey {
     /// Files every unit of the world. Units off the map are filed on the nearest edge tile.
+    /// A counting sort by tile: units are visited in id order, so each tile's run is in entity
+    /// order, and `starts` says where each tile's run begins.
     pub fn file(&mut self, world: &World) {
         let grid: &Grid = world.grid();
         let rules = world.rules();
         self.width = grid.width();
         self.height = grid.height();
-        self.bodies.clear();
+        let tiles = (self.width.max(0) * self.height.max(0)) as usize;
+        self.starts.clear();
+        self.starts.resize(tiles + 1, 0);
+        self.tile_of.clear();
         for u in &world.state.units {
             let t = u.position.tile();
             let t = Tile::new(t.x.clamp(0, self.width - 1), t.y.clamp(0, self.height - 1));
-            self.bodies.push(Body {
-                tile: (t.y * self.width + t.x) as u32,
+            let i = (t.y * self.width + t.x) as u32;
+            self.tile_of.push(i);
+            self.starts[i as usize + 1] += 1;
+        }
+        for k in 0..tiles {
+            self.starts[k + 1] += self.starts[k];
+        }
+        let mut next = self.starts.clone();
+        self.bodies.clear();
+        self.bodies.resize(world.state.units.len(), Body::default());
+        self.slots.clear();
+        self.slots.resize(world.state.units.len(), 0);
+        for (i, u) in world.state.units.iter().enumerate() {
+            let tile = self.tile_of[i];
+            let k = next[tile as usize];
+            next[tile as usize] += 1;
+            self.slots[i] = k;
+            self.bodies[k as usize] = Body {
+                tile,
                 entity: u.id,
                 owner: u.owner,
                 middle: u.position,
                 radius: rules.units[u.kind as usize].radius,
                 moving: u.route.is_some(),
-            });
-        }
-        self.bodies.sort_unstable_by_key(|b| (b.tile, b.entity));
-        self.slots.clear();
-        self.slots.resize(self.bodies.len(), 0);
-        for (k, b) in self.bodies.iter().enumerate() {
-            if let Ok(i) = world.state.units.binary_search_by_key(&b.entity, |u| u.id) {
-                self.slots[i] = k as u32;
-            }
+            };
         }
     }
 
@@ -79,9 +97,11 @@ impl Survey {
 
     /// The bodies filed on one tile, in entity order.
     pub fn on_tile(&self, tile: u32) -> &[Body] {
-        let lo = self.bodies.partition_point(|b| b.tile < tile);
-        let hi = self.bodies.partition_point(|b| b.tile <= tile);
-        &self.bodies[lo..hi]
+        let t = tile as usize;
+        if t + 1 >= self.starts.len() {
+            return &[];
+        }
+        &self.bodies[self.starts[t] as usize..self.starts[t + 1] as usize]
     }
 
     /// The bodies filed on tiles from `min` to `max` (inclusive, clipped to the map), row by row:
@@ -93,8 +113,8 @@ impl Survey {
         rows.flat_map(move |y| {
             let lo = (y * self.width + x0) as u32;
             let hi = (y * self.width + x1) as u32;
-            let a = self.bodies.partition_point(|b| b.tile < lo);
-            let b = self.bodies.partition_point(|b| b.tile <= hi);
+            let a = self.starts[lo as usize] as usize;
+            let b = self.starts[hi as usize + 1] as usize;
             self.bodies[a..b].iter()
         })
     }

@@ -13,7 +13,7 @@ use crate::command::{Command, FormationKind, PlayerCommand, MAX_UNITS_PER_COMMAN
 use crate::formation;
 use crate::nav::{
     find_standing_spot, marching, region_here, route_beside, spot::stands_in, toward, Approach,
-    Ask, Spot,
+    Ask, Spot, K_SHARE_REACH,
 };
 use crate::position::{Bounds, Fx, Vec2};
 use crate::world::{EntityId, Order, PlayerStatus, UnitState, World};
@@ -189,7 +189,7 @@ fn set(world: &mut World, id: EntityId, order: Order, state: UnitState) {
 pub fn send_together(world: &mut World, units: &[EntityId], to: Vec2, attack: bool) {
     marching(world, units, |world| {
         let mut headed: Vec<Vec2> = Vec::new();
-        for id in middle_first(world, units) {
+        for id in share_first(world, units) {
             let (order, state) = if attack {
                 (Order::AttackMove { to }, UnitState::AttackMoving)
             } else {
@@ -216,23 +216,59 @@ pub fn send_together(world: &mut World, units: &[EntityId], to: Vec2, attack: bo
     });
 }
 
-/// The units in the order they are sent: nearest the group's middle first (ties by id), so the
-/// first walks planned sit in the middle of the block and the most others may share them.
-fn middle_first(world: &World, units: &[EntityId]) -> Vec<EntityId> {
-    let at: Vec<(EntityId, Vec2)> = units
+/// The units in the order they are sent: the group's ground is cut into as few patches as cover
+/// it at most [`K_SHARE_REACH`] × 2 tiles across, and the unit nearest each patch's middle goes
+/// first, so the first walks planned are spread over the block and the others start within
+/// sharing reach of one; then the rest in id order.
+fn share_first(world: &World, units: &[EntityId]) -> Vec<EntityId> {
+    let mut at: Vec<(EntityId, Vec2)> = units
         .iter()
         .filter_map(|&id| world.unit(id).map(|u| (id, u.position)))
         .collect();
-    let n = Fx::from_num(at.len().max(1) as i64);
-    let sum = at.iter().fold(Vec2::ZERO, |s, &(_, p)| s + p);
-    let middle = Vec2::new(sum.x / n, sum.y / n);
-    let mut order: Vec<(i128, EntityId)> = at
+    at.sort_unstable_by_key(|a| a.0);
+    at.dedup_by_key(|a| a.0);
+    let Some(min_x) = at.iter().map(|a| a.1.x).min() else {
+        return Vec::new();
+    };
+    let max_x = at.iter().map(|a| a.1.x).max().unwrap_or(min_x);
+    let min_y = at.iter().map(|a| a.1.y).min().unwrap_or(min_x);
+    let max_y = at.iter().map(|a| a.1.y).max().unwrap_or(min_y);
+    let side = K_SHARE_REACH * 2;
+    let cut = |lo: Fx, hi: Fx| {
+        let n = ((hi - lo) / side).ceil().to_num::<i64>().max(1);
+        (lo, (hi - lo) / n, n)
+    };
+    let (xs, ys) = (cut(min_x, max_x), cut(min_y, max_y));
+    let index = |v: Fx, (lo, w, n): (Fx, Fx, i64)| {
+        if w == Fx::ZERO {
+            0
+        } else {
+            ((v - lo) / w).to_num::<i64>().clamp(0, n - 1)
+        }
+    };
+    let middle = |k: i64, (lo, w, _): (Fx, Fx, i64)| lo + w * k + w / 2;
+    // For each patch, (patch, distance to its middle, id): the first of each patch goes first.
+    let mut keyed: Vec<((i64, i64), i128, EntityId)> = at
         .iter()
-        .map(|&(id, p)| (crate::walk::apart::squared(p - middle), id))
+        .map(|&(id, p)| {
+            let c = (index(p.y, ys), index(p.x, xs));
+            let m = Vec2::new(middle(c.1, xs), middle(c.0, ys));
+            (c, crate::walk::apart::squared(p - m), id)
+        })
         .collect();
-    order.sort_unstable();
-    order.dedup();
-    order.into_iter().map(|(_, id)| id).collect()
+    keyed.sort_unstable();
+    let mut first: Vec<EntityId> = Vec::new();
+    let mut rest: Vec<EntityId> = Vec::new();
+    for (k, entry) in keyed.iter().enumerate() {
+        if k == 0 || keyed[k - 1].0 != entry.0 {
+            first.push(entry.2);
+        } else {
+            rest.push(entry.2);
+        }
+    }
+    rest.sort_unstable();
+    first.extend(rest);
+    first
 }
 
 /// The point a unit sent to `to` makes for: `to` itself when it can stand there and reach it;

@@ -198,7 +198,10 @@ fn walk(world: &World, i: usize, route: &mut Route, widest: Fx) -> Outcome {
         // Someone on the goal: stop against them, then make for a free place round it. A walker
         // held still on its last leg by those walking in does the same.
         let goal = route.waypoints[0];
-        let against = goal::taken_by(&s, goal).is_some_and(|b| goal::up_against(&s, at, b));
+        // Up against whoever stands on the goal: only ever within two bodies' widths of it.
+        let within_reach = at.chebyshev(goal) <= (radius + widest) * 2;
+        let against =
+            within_reach && goal::taken_by(&s, goal).is_some_and(|b| goal::up_against(&s, at, b));
         let near_goal = at.chebyshev(goal) <= K_RING_SPACING * i64::from(K_RINGS);
         let against_crowd = held && goal::against_standing(&s, at);
         if against_crowd && !near_goal {
