@@ -1,5 +1,5 @@
 //! Route search proven on real game maps (issue 3, "Proof"): the Moving AI benchmarks in
-//! `../shared/data/movingai`.
+//! `data/movingai` (a copy of `../shared/data/movingai`; `COHORT_MOVINGAI` names another).
 //!
 //! With the beside-closed and standing costs off and no budget, every scenario's route is found,
 //! its 10/14 cost equals a plain Dijkstra's on the same grid (the `pathfinding` crate's), the route
@@ -28,8 +28,13 @@ const SAMPLE_PER_MAP: usize = 12;
 const LENGTH_TOLERANCE: f64 = 0.005;
 const PRINTED_ROUNDING: f64 = 0.005;
 
+/// The maps: `COHORT_MOVINGAI` when set, else the copy in the repository's `data/movingai`
+/// (byte-for-byte the benchmark's files, so a clean checkout tests itself).
 fn data() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/movingai")
+    match std::env::var_os("COHORT_MOVINGAI") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/movingai"),
+    }
 }
 
 fn maps() -> Vec<PathBuf> {
