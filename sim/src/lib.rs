@@ -1,8 +1,9 @@
 //! cohort-sim: the deterministic simulation of an Age of Empires II style RTS's movement tick.
 //!
-//! No I/O, no async, no clocks, no floats, no HashMap iteration: same inputs give bit-identical
-//! state on every machine, in debug and release. See ARCHITECTURE.md for the map of this crate
-//! and `../shared/seeds` (the movement spec) for the vocabulary its modules are named after.
+//! No I/O, no async, no clocks, no floats, no iteration over hashed collections: same inputs
+//! give bit-identical state on every machine, in debug and release. See ARCHITECTURE.md for the
+//! map of this crate and `../shared/seeds` (the movement spec) for the vocabulary its modules are
+//! named after.
 
 pub mod astar;
 pub mod command;

@@ -5,7 +5,6 @@
 use super::sim::{load, Source};
 use anyhow::{bail, Context, Result};
 use cohort_sim::grid::Occupant;
-use cohort_sim::map::{MapOptions, DEFAULT_MAP_SEED, DEFAULT_MAP_SIZE};
 use cohort_sim::ruleset::Good;
 use cohort_sim::scenario::Runner;
 use cohort_sim::{Fx, Tile, Vec2, World};
@@ -24,22 +23,9 @@ const OWNER_COLOURS: [u32; 8] = [
 
 /// Draw a scenario after some ticks as SVG or PNG.
 #[derive(clap::Args)]
-#[command(group(clap::ArgGroup::new("what").required(true).args(["scenario", "default_map"])))]
 pub struct Args {
-    /// The scenario file (TOML, see docs/SCENARIOS.md).
-    scenario: Option<PathBuf>,
-    /// Draw the embedded default map instead of a scenario file.
-    #[arg(long)]
-    default_map: bool,
-    /// Players on the default map (2 to 8).
-    #[arg(long, default_value_t = 2, requires = "default_map")]
-    players: u8,
-    /// The default map's side in tiles (48 to 512).
-    #[arg(long, default_value_t = DEFAULT_MAP_SIZE, requires = "default_map")]
-    size: i32,
-    /// The default map's seed.
-    #[arg(long, default_value_t = DEFAULT_MAP_SEED, requires = "default_map")]
-    seed: u64,
+    #[command(flatten)]
+    source: Source,
     /// Ticks to run before drawing (default 0: the scenario as laid out).
     #[arg(long, default_value_t = 0)]
     ticks: u64,
@@ -49,9 +35,6 @@ pub struct Args {
     /// Also draw the track every unit walked.
     #[arg(long)]
     trace: bool,
-    /// A ruleset file replacing the scenario's (TOML, see docs/RULESET.md).
-    #[arg(long, value_name = "FILE")]
-    rules: Option<PathBuf>,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -60,15 +43,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         Some(e) if e.eq_ignore_ascii_case("svg") => false,
         _ => bail!("--out must end in .svg or .png"),
     };
-    let scenario = load(Source {
-        scenario: args.scenario.as_deref(),
-        rules: args.rules.as_deref(),
-        default_map: args.default_map.then_some(MapOptions {
-            seed: args.seed,
-            size: args.size,
-            players: args.players,
-        }),
-    })?;
+    let scenario = load(&args.source)?;
     let mut runner = Runner::new(scenario);
     // Each unit's track: (id, owner, points), in id order.
     let mut tracks: Vec<(u64, u8, Vec<Vec2>)> = runner

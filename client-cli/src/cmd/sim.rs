@@ -12,11 +12,28 @@ use std::sync::Arc;
 
 /// Run a scenario headless: every unit's final state, the counters and the hash after every turn.
 #[derive(clap::Args)]
-#[command(group(clap::ArgGroup::new("what").required(true).args(["scenario", "default_map"])))]
 pub struct Args {
+    #[command(flatten)]
+    source: Source,
+    /// Ticks to run (a tick is 16 ms of game time); default: the scenario's `ticks`, or 600.
+    #[arg(long)]
+    ticks: Option<u64>,
+    /// Print one JSON object instead of a summary.
+    #[arg(long)]
+    json: bool,
+    /// Write every unit's position after every tick to FILE (CSV: tick,unit,owner,x,y).
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
+}
+
+/// What to load — a scenario file or the default map, and a ruleset replacing its own — as
+/// `cohort sim` and `cohort render` take it on the command line.
+#[derive(clap::Args)]
+#[command(group(clap::ArgGroup::new("what").required(true).args(["scenario", "default_map"])))]
+pub struct Source {
     /// The scenario file (TOML, see docs/SCENARIOS.md).
     scenario: Option<PathBuf>,
-    /// Run the embedded default map instead of a scenario file.
+    /// Use the embedded default map instead of a scenario file.
     #[arg(long)]
     default_map: bool,
     /// Players on the default map (2 to 8).
@@ -28,30 +45,14 @@ pub struct Args {
     /// The default map's seed.
     #[arg(long, default_value_t = DEFAULT_MAP_SEED, requires = "default_map")]
     seed: u64,
-    /// Ticks to run (a tick is 16 ms of game time); default: the scenario's `ticks`, or 600.
-    #[arg(long)]
-    ticks: Option<u64>,
-    /// Print one JSON object instead of a summary.
-    #[arg(long)]
-    json: bool,
-    /// Write every unit's position after every tick to FILE (CSV: tick,unit,owner,x,y).
-    #[arg(long, value_name = "FILE")]
-    trace: Option<PathBuf>,
     /// A ruleset file replacing the scenario's (TOML, see docs/RULESET.md).
     #[arg(long, value_name = "FILE")]
     rules: Option<PathBuf>,
 }
 
-/// What to load: a scenario file or the default map, and a ruleset replacing its own.
-pub struct Source<'a> {
-    pub scenario: Option<&'a Path>,
-    pub rules: Option<&'a Path>,
-    pub default_map: Option<MapOptions>,
-}
-
 /// Loads a scenario (or the default map) with the files it names read from disk.
-pub fn load(source: Source<'_>) -> Result<Scenario> {
-    let rules = match source.rules {
+pub fn load(source: &Source) -> Result<Scenario> {
+    let rules = match source.rules.as_deref() {
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("cannot read the ruleset {}", path.display()))?;
@@ -62,12 +63,17 @@ pub fn load(source: Source<'_>) -> Result<Scenario> {
         }
         None => None,
     };
-    if let Some(opts) = source.default_map {
+    if source.default_map {
+        let opts = MapOptions {
+            seed: source.seed,
+            size: source.size,
+            players: source.players,
+        };
         let rules = rules.unwrap_or_else(|| Arc::new(Ruleset::default_rules()));
         check_map_options(&opts)?;
         return Ok(scenario::default_map(rules, opts));
     }
-    let Some(path) = source.scenario else {
+    let Some(path) = source.scenario.as_deref() else {
         bail!("name a scenario file or pass --default-map");
     };
     let text = std::fs::read_to_string(path)
@@ -99,15 +105,7 @@ fn check_map_options(o: &MapOptions) -> Result<()> {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let scenario = load(Source {
-        scenario: args.scenario.as_deref(),
-        rules: args.rules.as_deref(),
-        default_map: args.default_map.then_some(MapOptions {
-            seed: args.seed,
-            size: args.size,
-            players: args.players,
-        }),
-    })?;
+    let scenario = load(&args.source)?;
     let ticks = args.ticks.unwrap_or(scenario.ticks);
     let mut runner = Runner::new(scenario);
     match &args.trace {
