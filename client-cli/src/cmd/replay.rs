@@ -1,7 +1,7 @@
 //! `cohort replay`: re-simulate a replay or a desync report and check every recorded hash.
 
 use anyhow::{Context, Result};
-use cohort_client::verify::{narrow_report, verify_replay, Narrowing, Verdict};
+use cohort_client::verify::{narration, narrow_report, verify_replay, Narrowing, Verdict};
 use cohort_protocol::replay::{read_replay, REPLAY_MAGIC};
 use cohort_protocol::report::{read_report, REPORT_MAGIC};
 use cohort_sim::Ruleset;
@@ -117,38 +117,7 @@ fn progress(quiet: bool, total: u64) -> ProgressBar {
 }
 
 fn print_narrowing(n: &Narrowing) {
-    println!(
-        "desync: turn {} first differs (players {:?})",
-        n.turn, n.players
-    );
-    if let Some(d) = &n.records_verify {
-        println!(
-            "the recorded turns themselves differ first at turn {}: recorded {}, re-simulated {}",
-            d.turn, d.recorded, d.computed
-        );
-    } else {
-        println!(
-            "the recorded turns re-simulate to the server's hashes through turn {}",
-            n.turn
-        );
-    }
-    println!(
-        "ticks: the states agreed before tick {} and differ after tick {}",
-        n.ticks.0, n.ticks.1
-    );
-    match n.client_turn {
-        None => println!("the client sent no state: entity and field unknown"),
-        Some(t) => {
-            println!("client state from turn {t}");
-            println!("parts that differ: {}", n.parts.join(", "));
-            let ids: Vec<String> = n.entities.iter().map(|e| e.0.to_string()).collect();
-            println!("entities that differ: {}", ids.join(", "));
-            if let Some(f) = &n.field {
-                println!(
-                    "first field that differs: {}: server {}, client {}",
-                    f.path, f.server, f.client
-                );
-            }
-        }
+    for line in narration(n) {
+        println!("{line}");
     }
 }
