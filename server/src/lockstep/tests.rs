@@ -540,7 +540,7 @@ fn without_the_clients_snapshot_the_report_goes_out_in_time() {
 }
 
 /// Player 1 (peer 2) diverges after turn 1; the server asks for that turn's state.
-fn diverged_after_turn_1() -> (Harness, World) {
+fn diverged_after_turn_1() -> Harness {
     let mut h = Harness::started(2);
     h.turns(3);
     let bad = perturbed(&h, 1);
@@ -554,12 +554,12 @@ fn diverged_after_turn_1() -> (Harness, World) {
     assert!(h
         .take(2)
         .contains(&ServerMessage::SnapshotRequest { turn: 1 }));
-    (h, bad)
+    h
 }
 
 #[test]
 fn a_snapshot_of_another_turn_is_refused_and_the_report_goes_without_it() {
-    let (mut h, _) = diverged_after_turn_1();
+    let mut h = diverged_after_turn_1();
     let later = perturbed(&h, 2);
     send_snapshot(&mut h, 2, 2, &later);
     assert_eq!(h.errors(2), vec![ErrorCode::BadSnapshot]);
@@ -570,7 +570,7 @@ fn a_snapshot_of_another_turn_is_refused_and_the_report_goes_without_it() {
 
 #[test]
 fn a_client_without_that_turns_state_says_so_and_the_report_goes_at_once() {
-    let (mut h, _) = diverged_after_turn_1();
+    let mut h = diverged_after_turn_1();
     h.send(
         2,
         ClientMessage::SnapshotUnavailable {
