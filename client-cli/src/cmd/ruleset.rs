@@ -3,7 +3,7 @@
 use anyhow::{Context, Result};
 use cohort_sim::scenario::ruleset_error;
 use cohort_sim::Ruleset;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Which ruleset the match is played under.
@@ -19,14 +19,19 @@ pub struct RulesetArgs {
 impl RulesetArgs {
     /// The named ruleset, or the embedded default.
     pub fn load(&self) -> Result<Arc<Ruleset>> {
-        let Some(path) = &self.ruleset else {
-            return Ok(Arc::new(Ruleset::default_rules()));
-        };
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read the ruleset {}", path.display()))?;
-        let origin = path.display().to_string();
-        let rules = Ruleset::from_toml(&text, &origin)
-            .map_err(|e| anyhow::anyhow!("{}", ruleset_error(&origin, &text, &e)))?;
-        Ok(Arc::new(rules))
+        match &self.ruleset {
+            Some(path) => read_ruleset(path),
+            None => Ok(Arc::new(Ruleset::default_rules())),
+        }
     }
+}
+
+/// A ruleset file, read; a fault names the file, line and field.
+pub fn read_ruleset(path: &Path) -> Result<Arc<Ruleset>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the ruleset {}", path.display()))?;
+    let origin = path.display().to_string();
+    let rules = Ruleset::from_toml(&text, &origin)
+        .map_err(|e| anyhow::anyhow!("{}", ruleset_error(&origin, &text, &e)))?;
+    Ok(Arc::new(rules))
 }
