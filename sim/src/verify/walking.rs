@@ -320,8 +320,8 @@ pub fn formation(files: &dyn Files) -> Outcome {
         .zip(&places)
         .filter(|(&id, place)| {
             let at = s.world().unit(id).map(|u| u.position);
-            !at.zip(**place)
-                .is_some_and(|(a, p)| a.distance(p) <= K_SPACING / 2)
+            at.zip(**place)
+                .is_none_or(|(a, p)| a.distance(p) > K_SPACING / 2)
         })
         .count();
     o.require("off_their_places", off_place, off_place == 0);
