@@ -10,6 +10,18 @@
 //! ticks), and sends the hash of its state after T. Each bundle carries the server's hash after
 //! T-1, which the client compares with its own: that is the hash agreement it shows. Orders are
 //! meant for `last bundle + input delay`; the input delay changes only inside the bundle stream.
+//!
+//! After a desync the server asks for the client's state after the failing turn T
+//! (`SnapshotRequest { turn: T }`), and the client answers with exactly that state, never a later
+//! one. It can, without keeping a ring of past states, because of the order of the stream: the
+//! bundle of T + 1 carries the server's hash of T, and the server asks only once it holds the
+//! client's hash of T (sent after the client ran T). So the request reaches the client either
+//! before the bundle of T + 1 — the client's current state is still T's — or after it, and then
+//! the client has itself seen its hash of T contradicted, before running T + 1, and kept its
+//! state at that moment ([`ClientCore::disagreed_state`]: one snapshot, taken once, at its first
+//! disagreement, the one the server reports). What the client sends is its own state as it
+//! stood, not a re-simulation; a request for any other turn gets `SnapshotUnavailable` with the
+//! reason.
 
 use crate::text::{Line, HELP};
 use cohort_protocol::codec::{decode_snapshot, encode_snapshot};
@@ -21,6 +33,7 @@ use cohort_protocol::message::{
 };
 use cohort_protocol::setup::run_bundle;
 use cohort_protocol::{ClientMessage, ErrorCode, MatchConfig, ServerMessage};
+use cohort_sim::world::Snapshot;
 use cohort_sim::{Command, Fx, Ruleset, StateHash, World};
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
@@ -148,6 +161,9 @@ pub struct ClientCore {
     unchecked_snapshot: Option<(u64, StateHash)>,
     /// This client's hash after each recent turn.
     my_hashes: BTreeMap<u64, StateHash>,
+    /// This client's state after the first turn whose hash the server contradicted (taken
+    /// before running the next bundle), for the server's `SnapshotRequest` of that turn.
+    disagreed: Option<(u64, Snapshot)>,
     pings: BTreeMap<u64, Instant>,
     next_nonce: u64,
     next_ping: Option<Instant>,
@@ -175,6 +191,7 @@ impl ClientCore {
             waiting_bundles: Vec::new(),
             unchecked_snapshot: None,
             my_hashes: BTreeMap::new(),
+            disagreed: None,
             pings: BTreeMap::new(),
             next_nonce: 1,
             next_ping: None,
@@ -260,7 +277,7 @@ impl ClientCore {
                 self.tally.desync_notices += 1;
                 self.events.push_back(Event::Desync(d));
             }
-            ServerMessage::SnapshotRequest => self.send_snapshot(),
+            ServerMessage::SnapshotRequest { turn } => self.send_snapshot(turn),
             ServerMessage::Ping(p) => self.send(ClientMessage::Pong(Pong { nonce: p.nonce })),
             ServerMessage::Pong(p) => {
                 if let Some(sent) = self.pings.remove(&p.nonce) {
@@ -395,6 +412,11 @@ impl ClientCore {
         self.my_hashes.get(&turn).copied()
     }
 
+    /// The turn and state this client kept at its first hash disagreement, if any.
+    pub fn disagreed_state(&self) -> Option<(u64, &Snapshot)> {
+        self.disagreed.as_ref().map(|(t, s)| (*t, s))
+    }
+
     fn send(&mut self, m: ClientMessage) {
         self.outbox.push_back(m);
     }
@@ -519,6 +541,12 @@ impl ClientCore {
                     self.tally.hashes_agreed += 1;
                 } else {
                     self.tally.hashes_disagreed += 1;
+                    // The world is still the one after `prev`: keep it for the server's report.
+                    if self.disagreed.is_none() {
+                        if let Some(world) = &self.world {
+                            self.disagreed = Some((prev, world.snapshot()));
+                        }
+                    }
                     self.events.push_back(Event::HashDisagrees {
                         turn: prev,
                         mine,
@@ -568,15 +596,30 @@ impl ClientCore {
         }));
     }
 
-    /// Answers the server's request for this client's state (after a desync).
-    fn send_snapshot(&mut self) {
-        let Some(world) = &self.world else {
-            return; // A client that does not simulate has no state to show.
+    /// Answers the server's request for this client's state after `turn` (after a desync):
+    /// the current state if it is still that turn's, else the one kept at the first
+    /// disagreement if it is that turn's, else `SnapshotUnavailable`.
+    fn send_snapshot(&mut self, turn: u64) {
+        let current = self.next_turn.checked_sub(1);
+        let encoded = match (&self.world, &self.disagreed) {
+            (None, _) => Err("this client runs no sim".to_string()),
+            (Some(world), _) if current == Some(turn) => {
+                encode_snapshot(&world.snapshot()).map_err(|e| e.to_string())
+            }
+            (Some(_), Some((kept, snapshot))) if *kept == turn => {
+                encode_snapshot(snapshot).map_err(|e| e.to_string())
+            }
+            (Some(_), kept) => Err(format!(
+                "this client's state after turn {turn} is gone: it is after turn {}, and kept {}",
+                current.map_or("none".into(), |t| t.to_string()),
+                kept.as_ref()
+                    .map_or("no other".into(), |(t, _)| format!("turn {t}'s")),
+            )),
         };
-        let turn = self.next_turn.saturating_sub(1);
-        let bytes = match encode_snapshot(&world.snapshot()) {
+        let bytes = match encoded {
             Ok(b) => b,
-            Err(e) => return self.refuse(&format!("could not encode the snapshot: {e}")),
+            // The reasons above are short: well inside `MAX_CHAT_BYTES`.
+            Err(reason) => return self.send(ClientMessage::SnapshotUnavailable { turn, reason }),
         };
         let pieces: Vec<&[u8]> = bytes.chunks(SNAPSHOT_CHUNK_BYTES).collect();
         let count = pieces.len() as u32;

@@ -6,6 +6,7 @@
 use crate::core::{ClientCore, Event, Phase};
 use anyhow::{anyhow, bail, Context, Result};
 use cohort_protocol::codec::{decode_message, encode_frame};
+use cohort_protocol::fingerprint::{parse_fingerprint, sha256, sha256_fingerprint};
 use cohort_protocol::limits::ALPN;
 use cohort_protocol::{ClientMessage, FrameReader, ServerMessage};
 use quinn::crypto::rustls::QuicClientConfig;
@@ -38,13 +39,11 @@ pub enum ServerAuth {
 impl ServerAuth {
     /// A fingerprint written as 64 hex digits, with or without `:` between bytes, any case.
     pub fn fingerprint(text: &str) -> Result<ServerAuth> {
-        let hex_digits: String = text.chars().filter(|c| *c != ':').collect();
-        let bytes = hex::decode(hex_digits.trim())
-            .ok()
-            .and_then(|b| <[u8; 32]>::try_from(b).ok())
-            .ok_or_else(|| {
-                anyhow!("`{text}` is not a SHA-256 fingerprint (64 hex digits, as cohort-server prints)")
-            })?;
+        let bytes = parse_fingerprint(text).ok_or_else(|| {
+            anyhow!(
+                "`{text}` is not a SHA-256 fingerprint (64 hex digits, as cohort-server prints)"
+            )
+        })?;
         Ok(ServerAuth::Fingerprint(bytes))
     }
 }
@@ -66,13 +65,12 @@ impl ServerCertVerifier for PinnedCertificate {
         _ocsp_response: &[u8],
         _now: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
-        let got = ring::digest::digest(&ring::digest::SHA256, end_entity.as_ref());
-        if got.as_ref() == self.fingerprint {
+        if sha256(end_entity.as_ref()) == self.fingerprint {
             Ok(ServerCertVerified::assertion())
         } else {
             Err(rustls::Error::General(format!(
                 "the server's certificate has fingerprint {}, not the pinned {}",
-                hex::encode(got.as_ref()),
+                sha256_fingerprint(end_entity.as_ref()),
                 hex::encode(self.fingerprint)
             )))
         }
@@ -113,7 +111,10 @@ impl ServerCertVerifier for PinnedCertificate {
     }
 }
 
-fn client_config(auth: &ServerAuth) -> Result<quinn::ClientConfig> {
+/// The QUIC client configuration that verifies the server as `auth` says (TLS 1.3, ALPN
+/// `cohort/1`). Every QUIC client of Cohort's uses it: `cohort play` and `bot`, and the tests
+/// that speak raw frames to a real server.
+pub fn client_config(auth: &ServerAuth) -> Result<quinn::ClientConfig> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
         .with_protocol_versions(&[&rustls::version::TLS13])

@@ -25,6 +25,10 @@ pub enum VerifyError {
     MissingTurn(u64),
     #[error("a snapshot in the report cannot be loaded: {0}")]
     Snapshot(String),
+    #[error(
+        "the client's state in the report is after turn {client}, not the failing turn {failing}"
+    )]
+    ClientTurn { client: u64, failing: u64 },
 }
 
 /// The first turn whose recomputed hash differs from the recorded one.
@@ -117,8 +121,10 @@ pub struct Narrowing {
     pub entities: Vec<EntityId>,
     /// The first field that differs, in id order of entities, then field order.
     pub field: Option<FieldDifference>,
-    /// The turn the client's state is from (it may have run on past `turn`).
+    /// The turn the client's state is from: always `turn` (checked).
     pub client_turn: Option<u64>,
+    /// The tick the client's state is at: the failing turn's last, `ticks.1` (checked).
+    pub client_tick: Option<u64>,
 }
 
 /// Re-simulates a report's records through its failing turn and compares the client's state
@@ -153,15 +159,24 @@ pub fn narrow_report(
         entities: Vec::new(),
         field: None,
         client_turn: None,
+        client_tick: None,
     };
     if let Some(client) = &report.client {
-        let (parts, entities) = client.server_view.differences(&client.view);
+        let tick = client.view.snapshot.state.tick;
+        if client.view.turn != report.turn || tick != ticks.1 {
+            return Err(VerifyError::ClientTurn {
+                client: client.view.turn,
+                failing: report.turn,
+            });
+        }
+        let (parts, entities) = report.server.differences(&client.view);
         n.parts = parts;
         n.entities = entities;
         n.client_turn = Some(client.view.turn);
-        n.field = first_field_difference(&client.server_view, &client.view);
+        n.client_tick = Some(tick);
+        n.field = first_field_difference(&report.server, &client.view);
         // Load both snapshots to be sure they are what the report says they are.
-        for view in [&client.view, &client.server_view] {
+        for view in [&client.view, &report.server] {
             let w = World::from_snapshot(rules.clone(), view.snapshot.clone())
                 .map_err(|e| VerifyError::Snapshot(e.to_string()))?;
             if w.hash() != view.hash {
@@ -175,6 +190,44 @@ pub fn narrow_report(
         }
     }
     Ok(n)
+}
+
+/// What `cohort replay` prints about a narrowed report, line by line.
+pub fn narration(n: &Narrowing) -> Vec<String> {
+    let mut lines = vec![format!(
+        "desync: turn {} first differs (players {:?})",
+        n.turn, n.players
+    )];
+    lines.push(match &n.records_verify {
+        Some(d) => format!(
+            "the recorded turns themselves differ first at turn {}: recorded {}, re-simulated {}",
+            d.turn, d.recorded, d.computed
+        ),
+        None => format!(
+            "the recorded turns re-simulate to the server's hashes through turn {}",
+            n.turn
+        ),
+    });
+    lines.push(format!(
+        "ticks: the states agreed before tick {} and differ after tick {}",
+        n.ticks.0, n.ticks.1
+    ));
+    match (n.client_turn, n.client_tick) {
+        (Some(turn), Some(tick)) => {
+            lines.push(format!("client state after turn {turn}, at tick {tick}"));
+            lines.push(format!("parts that differ: {}", n.parts.join(", ")));
+            let ids: Vec<String> = n.entities.iter().map(|e| e.0.to_string()).collect();
+            lines.push(format!("entities that differ: {}", ids.join(", ")));
+            if let Some(f) = &n.field {
+                lines.push(format!(
+                    "first field that differs: {}: server {}, client {}",
+                    f.path, f.server, f.client
+                ));
+            }
+        }
+        _ => lines.push("the client sent no state: entity and field unknown".into()),
+    }
+    lines
 }
 
 /// The first field where two states differ: entities in id order first (units, buildings,
@@ -405,17 +458,22 @@ mod tests {
                 hash: Some(client.hash()),
             }],
             records,
-            server: server_view.clone(),
+            server: server_view,
             client: Some(ClientSide {
                 player: 1,
                 name: "b".into(),
                 view: StateView::of(&client, 3),
-                server_view,
             }),
         };
         let n = narrow_report(&report, rules(), |_| {}).unwrap();
         assert_eq!(n.records_verify, None);
         assert_eq!(n.ticks, (7, 8));
+        assert_eq!((n.client_turn, n.client_tick), (Some(3), Some(8)));
+        let told = narration(&n).join("\n");
+        assert!(
+            told.contains("client state after turn 3, at tick 8"),
+            "{told}"
+        );
         assert_eq!(n.parts, vec!["units".to_string()]);
         assert_eq!(n.entities, vec![id]);
         let f = n.field.unwrap();

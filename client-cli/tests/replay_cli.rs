@@ -136,12 +136,11 @@ fn a_desync_report_exits_1_naming_turn_tick_entity_and_field() {
             hash: Some(client.hash()),
         }],
         records,
-        server: server.clone(),
+        server,
         client: Some(ClientSide {
             player: 1,
             name: "b".into(),
             view: StateView::of(&client, 9),
-            server_view: server,
         }),
     };
     std::fs::write(&path, encode_report(&report).unwrap()).unwrap();
@@ -150,6 +149,10 @@ fn a_desync_report_exits_1_naming_turn_tick_entity_and_field() {
     assert!(out.contains("turn 9 first differs"), "{out}");
     assert!(
         out.contains("before tick 19 and differ after tick 20"),
+        "{out}"
+    );
+    assert!(
+        out.contains("client state after turn 9, at tick 20"),
         "{out}"
     );
     assert!(

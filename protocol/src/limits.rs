@@ -1,7 +1,8 @@
 //! Every limit of the protocol, named. docs/PROTOCOL.md lists them with the same names.
 
 /// The protocol version a [`crate::message::Hello`] must carry; another one is refused.
-pub const PROTOCOL_VERSION: u32 = 1;
+/// Version 2: `SnapshotRequest` names the failing turn; `SnapshotUnavailable` answers it.
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// The QUIC ALPN protocol id.
 pub const ALPN: &[u8] = b"cohort/1";

@@ -37,6 +37,13 @@ pub enum ClientMessage {
     Leave {
         resign: bool,
     },
+    /// Answers [`ServerMessage::SnapshotRequest`] when the client no longer holds (or never
+    /// ran) its state after `turn`; `reason` says why, in at most
+    /// [`crate::limits::MAX_CHAT_BYTES`].
+    SnapshotUnavailable {
+        turn: u64,
+        reason: String,
+    },
 }
 
 /// What a server sends.
@@ -50,8 +57,12 @@ pub enum ServerMessage {
     Rescheduled(Rescheduled),
     /// A client's hash differed from the server's.
     DesyncNotice(DesyncNotice),
-    /// Asks the client for a snapshot of its current state (after a desync).
-    SnapshotRequest,
+    /// Asks the diverging client for its state after `turn`, the turn its hash first differed
+    /// (after a desync). Answered with [`ClientMessage::Snapshot`] pieces for that turn, or
+    /// [`ClientMessage::SnapshotUnavailable`].
+    SnapshotRequest {
+        turn: u64,
+    },
     /// One piece of the state a joining client starts from.
     Snapshot(SnapshotChunk),
     Ping(Ping),
@@ -354,7 +365,7 @@ mod tests {
     fn every_client_message_round_trips() {
         for m in [
             ClientMessage::Hello(Hello {
-                protocol_version: 1,
+                protocol_version: crate::limits::PROTOCOL_VERSION,
                 ruleset_hash: [3; 32],
                 token: "cohort1.m.0.9.ab".into(),
                 client_name: "ana".into(),
@@ -382,6 +393,10 @@ mod tests {
             ClientMessage::Pause,
             ClientMessage::Resume,
             ClientMessage::Leave { resign: true },
+            ClientMessage::SnapshotUnavailable {
+                turn: 9,
+                reason: "gone".into(),
+            },
         ] {
             round_trips(m);
         }
@@ -425,7 +440,7 @@ mod tests {
                 server_hash: StateHash([1; 32]),
                 continuing: true,
             }),
-            ServerMessage::SnapshotRequest,
+            ServerMessage::SnapshotRequest { turn: 9 },
             ServerMessage::Ping(Ping { nonce: 5 }),
             ServerMessage::Pong(Pong { nonce: 6 }),
             ServerMessage::Chat(ChatLine {

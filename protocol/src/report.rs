@@ -1,7 +1,7 @@
 //! Desync reports (docs/FILES.md): what the server knew when a client's hash differed from its
 //! own — the replay so far, every peer's hash at the failing turn, the server's per-part and
-//! per-entity hashes and snapshot there, and the diverging client's snapshot (with the
-//! server's state at that same turn, to compare). `cohort replay` re-simulates and narrows it.
+//! per-entity hashes and snapshot there, and the diverging client's snapshot at that same turn.
+//! `cohort replay` re-simulates and narrows it.
 
 use crate::codec::{decode_record, encode_record, CodecError};
 use crate::replay::{check_file_header, frame_record, next_record, ReplayError, TurnRecord};
@@ -13,8 +13,9 @@ use serde::{Deserialize, Serialize};
 /// The first 8 bytes of a desync report file.
 pub const REPORT_MAGIC: [u8; 8] = *b"COHORTDR";
 
-/// The report format version, after the magic as a big-endian u32.
-pub const REPORT_VERSION: u32 = 1;
+/// The report format version, after the magic as a big-endian u32. Version 2: the client's
+/// state is the one after the failing turn, compared with the report's `server`.
+pub const REPORT_VERSION: u32 = 2;
 
 /// One peer's hash after the failing turn.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -103,10 +104,9 @@ impl StateView {
 pub struct ClientSide {
     pub player: PlayerId,
     pub name: String,
-    /// The client's state as it sent it (after the turn it had reached).
+    /// The client's state after the failing turn, as the client held it (`view.turn` is the
+    /// report's `turn`); compare it with the report's `server`.
     pub view: StateView,
-    /// The server's state after that same turn.
-    pub server_view: StateView,
 }
 
 /// A desync report.
@@ -197,7 +197,6 @@ mod tests {
                 player: 1,
                 name: "b".into(),
                 view: client,
-                server_view: server,
             }),
         };
         let bytes = encode_report(&report).unwrap();

@@ -52,7 +52,7 @@ fn exchange() -> String {
         (
             "client → server: Hello (token shortened to `cohort1.default.0.1700000000.ab`)",
             encode_frame(&ClientMessage::Hello(Hello {
-                protocol_version: 1,
+                protocol_version: cohort_protocol::limits::PROTOCOL_VERSION,
                 ruleset_hash: hash,
                 token: "cohort1.default.0.1700000000.ab".into(),
                 client_name: "ana".into(),

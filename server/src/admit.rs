@@ -95,7 +95,10 @@ mod tests {
     #[test]
     fn each_bad_hello_gets_its_code() {
         let code = |p: &[u8]| admit(p, b"s", 5).unwrap_err().code;
-        assert_eq!(code(&hello(2, token(b"s", 10))), ErrorCode::VersionMismatch);
+        assert_eq!(
+            code(&hello(PROTOCOL_VERSION + 1, token(b"s", 10))),
+            ErrorCode::VersionMismatch
+        );
         assert_eq!(code(&[0, 9, 0xff]), ErrorCode::VersionMismatch);
         assert_eq!(
             code(&hello(PROTOCOL_VERSION, token(b"x", 10))),

@@ -87,6 +87,18 @@ pub struct Args {
     /// Write the matches' figures (turn timing, traffic) as JSON to this file on exit.
     #[arg(long, env = "COHORT_STATS_FILE")]
     pub stats_file: Option<PathBuf>,
+    /// The ruleset file (TOML, docs/RULESET.md) every match plays by, instead of the embedded
+    /// default. Clients must play by the same one (`cohort play --ruleset`): the join compares
+    /// the hashes.
+    #[arg(long, env = "COHORT_RULESET", value_name = "FILE")]
+    pub ruleset: Option<PathBuf>,
+    /// Run under Agones: tell the SDK sidecar on localhost ready, health and shutdown (on by
+    /// itself when AGONES_SDK_HTTP_PORT is set, as Agones does).
+    #[arg(long, env = "COHORT_AGONES")]
+    pub agones: bool,
+    /// The Agones SDK sidecar's REST port on 127.0.0.1 [default: 9358]; Agones sets it.
+    #[arg(long, env = "AGONES_SDK_HTTP_PORT")]
+    pub agones_port: Option<u16>,
 }
 
 fn parse_on_desync(s: &str) -> Result<OnDesync, String> {
@@ -157,7 +169,25 @@ pub struct ServerConfig {
     pub token_ttl_secs: u64,
     pub metrics: Option<SocketAddr>,
     pub stats_file: Option<PathBuf>,
+    /// The Agones SDK sidecar to tell ready, health and shutdown (none: not under Agones).
+    pub agones: Option<SocketAddr>,
     pub matches: Vec<Settings>,
+}
+
+/// The ruleset `--ruleset` names, or the embedded default.
+pub fn load_ruleset(args: &Args) -> Result<Ruleset> {
+    let Some(path) = &args.ruleset else {
+        return Ok(Ruleset::default_rules());
+    };
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading the ruleset {}", path.display()))?;
+    let origin = path.display().to_string();
+    Ruleset::from_toml(&text, &origin).map_err(|e| {
+        anyhow::anyhow!(
+            "{}",
+            cohort_sim::scenario::ruleset_error(&origin, &text, &e)
+        )
+    })
 }
 
 impl ServerConfig {
@@ -256,6 +286,12 @@ impl ServerConfig {
                 .unwrap_or(DEFAULT_TOKEN_TTL_SECS),
             metrics: args.metrics.or(file.metrics),
             stats_file: args.stats_file.clone().or(file.stats_file),
+            agones: (args.agones || args.agones_port.is_some()).then(|| {
+                crate::agones::sidecar(
+                    args.agones_port
+                        .unwrap_or(crate::agones::DEFAULT_SDK_HTTP_PORT),
+                )
+            }),
             matches: settings,
         })
     }
@@ -328,6 +364,22 @@ mod tests {
         assert_eq!(c.matches[0].config.match_id, "default");
         assert_eq!(c.matches[0].config.players.len(), 2);
         assert!(c.secret.is_none() && c.print_tokens);
+        assert_eq!(c.agones, None, "not under Agones");
+    }
+
+    #[test]
+    fn agones_is_on_with_the_flag_or_the_sidecar_port() {
+        let load = |args: Args| ServerConfig::load(&args, &rules()).unwrap().agones;
+        let flag = Args {
+            agones: true,
+            ..Args::default()
+        };
+        assert_eq!(load(flag), Some("127.0.0.1:9358".parse().unwrap()));
+        let port = Args {
+            agones_port: Some(9400),
+            ..Args::default()
+        };
+        assert_eq!(load(port), Some("127.0.0.1:9400".parse().unwrap()));
     }
 
     #[test]

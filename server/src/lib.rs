@@ -4,9 +4,11 @@
 //! - [`admit`]: checking a connection's Hello and token before it reaches a match;
 //! - [`config`]: the configuration file, flags and environment;
 //! - [`tls`]: certificates (files, or a self-signed one and its fingerprint);
-//! - [`driver`]: the tokio/quinn driver that moves bytes and timers for many matches.
+//! - [`driver`]: the tokio/quinn driver that moves bytes and timers for many matches;
+//! - [`agones`]: telling an Agones SDK sidecar ready, health and shutdown.
 
 pub mod admit;
+pub mod agones;
 pub mod config;
 pub mod driver;
 pub mod lockstep;

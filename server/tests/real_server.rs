@@ -3,9 +3,10 @@
 //! record; SIGTERM finishes the turn, flushes the replay and tells the clients; bad hellos get
 //! their documented errors.
 
+use cohort_client::net::{client_config, ServerAuth};
 use cohort_protocol::codec::{encode_frame, frame_length};
-use cohort_protocol::fingerprint::{parse_fingerprint, sha256};
-use cohort_protocol::limits::{ALPN, PROTOCOL_VERSION};
+use cohort_protocol::fingerprint::parse_fingerprint;
+use cohort_protocol::limits::PROTOCOL_VERSION;
 use cohort_protocol::message::{
     ClientMessage, Commands, EndReason, ErrorCode, Hello, MatchEnded, ServerMessage, TurnHash,
 };
@@ -82,64 +83,6 @@ fn start_server(name: &str, extra: &[&str]) -> Server {
     }
 }
 
-/// Accepts exactly the certificate with the pinned SHA-256.
-#[derive(Debug)]
-struct Pinned {
-    fingerprint: [u8; 32],
-    provider: Arc<rustls::crypto::CryptoProvider>,
-}
-
-impl rustls::client::danger::ServerCertVerifier for Pinned {
-    fn verify_server_cert(
-        &self,
-        end_entity: &rustls::pki_types::CertificateDer<'_>,
-        _: &[rustls::pki_types::CertificateDer<'_>],
-        _: &rustls::pki_types::ServerName<'_>,
-        _: &[u8],
-        _: rustls::pki_types::UnixTime,
-    ) -> Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
-        if sha256(end_entity) == self.fingerprint {
-            Ok(rustls::client::danger::ServerCertVerified::assertion())
-        } else {
-            Err(rustls::Error::General("fingerprint differs".into()))
-        }
-    }
-
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &rustls::pki_types::CertificateDer<'_>,
-        dss: &rustls::DigitallySignedStruct,
-    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &self.provider.signature_verification_algorithms,
-        )
-    }
-
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &rustls::pki_types::CertificateDer<'_>,
-        dss: &rustls::DigitallySignedStruct,
-    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.provider.signature_verification_algorithms,
-        )
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
-        self.provider
-            .signature_verification_algorithms
-            .supported_schemes()
-    }
-}
-
 struct Client {
     send: quinn::SendStream,
     recv: quinn::RecvStream,
@@ -148,20 +91,9 @@ struct Client {
 }
 
 async fn connect(server: &Server) -> Client {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let mut tls = rustls::ClientConfig::builder_with_provider(provider.clone())
-        .with_protocol_versions(&[&rustls::version::TLS13])
-        .unwrap()
-        .dangerous()
-        .with_custom_certificate_verifier(Arc::new(Pinned {
-            fingerprint: server.fingerprint,
-            provider,
-        }))
-        .with_no_client_auth();
-    tls.alpn_protocols = vec![ALPN.to_vec()];
-    let crypto = quinn::crypto::rustls::QuicClientConfig::try_from(tls).unwrap();
+    let config = client_config(&ServerAuth::Fingerprint(server.fingerprint)).unwrap();
     let mut endpoint = quinn::Endpoint::client("127.0.0.1:0".parse().unwrap()).unwrap();
-    endpoint.set_default_client_config(quinn::ClientConfig::new(Arc::new(crypto)));
+    endpoint.set_default_client_config(config);
     let conn = endpoint
         .connect(server.addr, "localhost")
         .unwrap()

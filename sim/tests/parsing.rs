@@ -225,3 +225,23 @@ fn far_off_command_targets_are_clamped_onto_the_map() {
     let knight = r.world.unit(EntityId(1)).unwrap();
     assert!(knight.position.x <= Fx::from_num(1) && knight.position.y >= Fx::from_num(0));
 }
+
+#[test]
+fn a_block_may_set_its_hit_points_but_not_to_zero() {
+    let text =
+        format!("{MAP}[[units]]\nkind = \"militia\"\nowner = 0\nat = [1, 1]\nhit_points = 0\n");
+    let e = load_err(&text);
+    assert_eq!(e.field, "units[0].hit_points", "{e}");
+    let text = format!(
+        "{MAP}[[units]]\nkind = \"militia\"\nowner = 0\nat = [1, 0]\ncount = 2\nhit_points = 1000000\nname = \"stout\"\n"
+    );
+    let s = Scenario::from_toml(&text, "ok.toml", &NoFiles, None).expect("loads");
+    assert!(s
+        .world
+        .state
+        .units
+        .iter()
+        .all(|u| u.hit_points == 1_000_000));
+    assert_eq!(s.names[0].0, "stout");
+    assert_eq!(s.names[0].1.len(), 2);
+}

@@ -1,9 +1,9 @@
 //! A client with a deliberately perturbed sim (the test switch `perturb_at_turn`) is caught on
-//! that very turn, everyone is told, and the desync report names the client, the turn, the
-//! entity and the field.
+//! that very turn, everyone is told, and the desync report holds the server's and the client's
+//! states after that turn and names the client, the turn, the tick, the entity and the field.
 
 use cohort_client::brain::RandomBrain;
-use cohort_client::verify::narrow_report;
+use cohort_client::verify::{narration, narrow_report};
 use cohort_protocol::message::Role;
 use cohort_protocol::report::read_report;
 use cohort_sim::Ruleset;
@@ -74,10 +74,38 @@ async fn a_perturbed_client_is_caught_on_that_turn_and_the_report_names_it() {
         "the server's own record re-simulates"
     );
     assert_eq!(n.ticks, (PERTURB_AT * 2 + 1, PERTURB_AT * 2 + 2));
-    assert!(n.client_turn.is_some(), "the client sent its state");
-    assert!(n.parts.contains(&"units".to_string()), "{:?}", n.parts);
+
+    // Both states are the ones after the failing turn, however many turns the client had run
+    // on by the time it was asked: the server's, and the client's own (its hash is the one it
+    // sent for that turn, not a re-simulation).
+    assert_eq!(report.server.turn, PERTURB_AT);
+    assert_eq!(report.server.snapshot.state.tick, (PERTURB_AT + 1) * 2);
+    let client = report.client.as_ref().expect("the client sent its state");
+    assert_eq!((client.player, client.name.as_str()), (1, "perturbed"));
+    assert_eq!(client.view.turn, PERTURB_AT);
+    assert_eq!(client.view.snapshot.state.tick, (PERTURB_AT + 1) * 2);
+    let sent = report.peer_hashes.iter().find(|p| p.player == 1).unwrap();
+    assert_eq!(sent.hash, Some(client.view.hash));
+    assert_ne!(client.view.hash, report.server.hash);
+
+    // `cohort replay REPORT` pins the tick, the entity and the field from the two states.
+    assert_eq!(n.client_turn, Some(PERTURB_AT));
+    assert_eq!(n.client_tick, Some(n.ticks.1));
+    assert_eq!(n.parts, vec!["units".to_string()]);
     let first_unit = report.server.snapshot.state.units[0].id;
-    assert_eq!(n.entities.first(), Some(&first_unit));
-    let field = n.field.expect("a field");
-    assert_eq!(field.path, format!("units[id {}].position.x", first_unit.0));
+    assert_eq!(n.entities, vec![first_unit]);
+    let field = n.field.clone().expect("a field");
+    let path = format!("units[id {}].position.x", first_unit.0);
+    assert_eq!(field.path, path);
+    let told = narration(&n).join("\n");
+    for line in [
+        format!(
+            "client state after turn {PERTURB_AT}, at tick {}",
+            n.ticks.1
+        ),
+        format!("entities that differ: {}", first_unit.0),
+        format!("first field that differs: {path}"),
+    ] {
+        assert!(told.contains(&line), "{told}");
+    }
 }

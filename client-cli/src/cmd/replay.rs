@@ -1,14 +1,14 @@
 //! `cohort replay`: re-simulate a replay or a desync report and check every recorded hash.
 
+use super::ruleset::RulesetArgs;
 use anyhow::{Context, Result};
-use cohort_client::verify::{narrow_report, verify_replay, Narrowing, Verdict};
+use cohort_client::verify::{narration, narrow_report, verify_replay, Narrowing, Verdict};
 use cohort_protocol::replay::{read_replay, REPLAY_MAGIC};
 use cohort_protocol::report::{read_report, REPORT_MAGIC};
 use cohort_sim::Ruleset;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 /// Re-simulate a replay or a desync report and check every recorded hash.
 ///
@@ -24,9 +24,8 @@ use std::sync::Arc;
 pub struct Args {
     /// A replay (`.replay`, starts with COHORTRP) or a desync report (starts with COHORTDR).
     file: PathBuf,
-    /// The ruleset the match was played under, if not the embedded default.
-    #[arg(long, value_name = "FILE")]
-    ruleset: Option<PathBuf>,
+    #[command(flatten)]
+    ruleset: RulesetArgs,
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
@@ -35,15 +34,7 @@ pub struct Args {
 pub fn run(args: Args) -> Result<ExitCode> {
     let bytes = std::fs::read(&args.file)
         .with_context(|| format!("cannot read {}", args.file.display()))?;
-    let rules = Arc::new(match &args.ruleset {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read the ruleset {}", path.display()))?;
-            Ruleset::from_toml(&text, &path.display().to_string())
-                .with_context(|| format!("the ruleset {}", path.display()))?
-        }
-        None => Ruleset::default_rules(),
-    });
+    let rules = args.ruleset.load()?;
     let name = args.file.display().to_string();
     if bytes.starts_with(&REPORT_MAGIC) {
         let report = read_report(&bytes).with_context(|| format!("{name} is unreadable"))?;
@@ -117,38 +108,7 @@ fn progress(quiet: bool, total: u64) -> ProgressBar {
 }
 
 fn print_narrowing(n: &Narrowing) {
-    println!(
-        "desync: turn {} first differs (players {:?})",
-        n.turn, n.players
-    );
-    if let Some(d) = &n.records_verify {
-        println!(
-            "the recorded turns themselves differ first at turn {}: recorded {}, re-simulated {}",
-            d.turn, d.recorded, d.computed
-        );
-    } else {
-        println!(
-            "the recorded turns re-simulate to the server's hashes through turn {}",
-            n.turn
-        );
-    }
-    println!(
-        "ticks: the states agreed before tick {} and differ after tick {}",
-        n.ticks.0, n.ticks.1
-    );
-    match n.client_turn {
-        None => println!("the client sent no state: entity and field unknown"),
-        Some(t) => {
-            println!("client state from turn {t}");
-            println!("parts that differ: {}", n.parts.join(", "));
-            let ids: Vec<String> = n.entities.iter().map(|e| e.0.to_string()).collect();
-            println!("entities that differ: {}", ids.join(", "));
-            if let Some(f) = &n.field {
-                println!(
-                    "first field that differs: {}: server {}, client {}",
-                    f.path, f.server, f.client
-                );
-            }
-        }
+    for line in narration(n) {
+        println!("{line}");
     }
 }

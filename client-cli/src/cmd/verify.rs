@@ -1,20 +1,38 @@
-//! `cohort verify [NAMES]`: runs the movement spec's self-checks (as the spec's `--verify`
-//! does), printing each check's name, pass or fail, and the figures it measured. Exits 1 when a
-//! check fails.
+//! `cohort verify [NAMES] [--dir DIR]`: runs the movement spec's self-checks (as the spec's
+//! `--verify` does) over their scenario files, printing each check's name, pass or fail, and
+//! the figures it measured. Exits 1 when a check fails.
 
 use anyhow::Result;
 use clap::Args as ClapArgs;
+use cohort_sim::verify::{Embedded, CHECKS};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Run the movement self-checks (all of them when no names are given).
+/// Run the movement self-checks (all of them when no names are given). Each check loads its
+/// scene from a scenario file of scenarios/verify/ (embedded in this binary), runs it and
+/// measures. Exits 1 when a check fails.
 #[derive(ClapArgs)]
 pub struct Args {
     /// Checks to run, by name: planner, march, sharedwalk, crowdgoal, replanspread, arrive50,
     /// goldmine, shore, gap, formation, chasetable. Also accepted comma-separated.
     pub names: Vec<String>,
+    /// Read the checks' scenario files (planner.toml, march_width.toml, …; `--list` names
+    /// them) from this directory instead of the copies embedded in the binary, e.g.
+    /// `--dir scenarios/verify` in a checkout.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// List the checks and the scenario files each runs, and exit.
+    #[arg(long)]
+    pub list: bool,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
+    if args.list {
+        for c in &CHECKS {
+            println!("{:<13} {}", c.name, c.files.join(" "));
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let names: Vec<String> = args
         .names
         .iter()
@@ -23,10 +41,28 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .filter(|n| !n.is_empty())
         .map(String::from)
         .collect();
-    let outcomes = cohort_sim::verify::run(&names)?;
+    let outcomes = match &args.dir {
+        None => cohort_sim::verify::run(&names, &Embedded)?,
+        Some(dir) => {
+            let dir = dir.clone();
+            let read = move |name: &str| {
+                std::fs::read_to_string(dir.join(name))
+                    .map_err(|e| format!("cannot read {}: {e}", dir.join(name).display()))
+            };
+            cohort_sim::verify::run(&names, &read)?
+        }
+    };
     let mut failed = 0;
     for o in &outcomes {
-        let figures: Vec<String> = o.figures.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        // A figure that did not hold is marked `!`.
+        let figures: Vec<String> = o
+            .figures
+            .iter()
+            .map(|(k, v)| {
+                let mark = if o.failed.contains(k) { "!" } else { "" };
+                format!("{mark}{k}={v}")
+            })
+            .collect();
         println!(
             "{:<13} {}  {}",
             o.name,

@@ -322,8 +322,23 @@ fn a_rejoining_client_loads_the_snapshot_checks_it_and_catches_up() {
     }));
 }
 
+/// The client's answer to a snapshot request, put back together.
+fn answered_snapshot(c: &mut ClientCore, turn: u64) -> World {
+    c.handle_message(ServerMessage::SnapshotRequest { turn }, Instant::now());
+    let mut bytes = Vec::new();
+    for m in drain(c) {
+        let ClientMessage::Snapshot(chunk) = m else {
+            panic!("{m:?}")
+        };
+        assert_eq!(chunk.turn, turn);
+        assert!(chunk.bytes.len() <= SNAPSHOT_CHUNK_BYTES);
+        bytes.extend(chunk.bytes);
+    }
+    World::from_snapshot(rules(), decode_snapshot(&bytes).unwrap()).unwrap()
+}
+
 #[test]
-fn a_snapshot_request_is_answered_with_the_clients_state() {
+fn a_snapshot_request_for_the_current_turn_is_answered_with_the_clients_state() {
     let mut c = joined(Role::Player(1), options());
     let mut server = Server::new();
     for _ in 0..3 {
@@ -331,18 +346,63 @@ fn a_snapshot_request_is_answered_with_the_clients_state() {
         c.handle_message(ServerMessage::TurnBundle(b), Instant::now());
     }
     drain(&mut c);
-    c.handle_message(ServerMessage::SnapshotRequest, Instant::now());
-    let mut bytes = Vec::new();
-    for m in drain(&mut c) {
-        let ClientMessage::Snapshot(chunk) = m else {
-            panic!("{m:?}")
-        };
-        assert_eq!(chunk.turn, 2);
-        assert!(chunk.bytes.len() <= SNAPSHOT_CHUNK_BYTES);
-        bytes.extend(chunk.bytes);
+    assert_eq!(answered_snapshot(&mut c, 2).hash(), server.hashes[2]);
+}
+
+#[test]
+fn a_snapshot_request_arriving_turns_later_gets_the_failing_turns_state() {
+    let mut opts = options();
+    opts.perturb_at_turn = Some(2);
+    let mut c = joined(Role::Player(1), opts);
+    let mut server = Server::new();
+    // Turns 0 to 5 run; the bundle of turn 3 shows the client its hash of 2 contradicted.
+    for _ in 0..6 {
+        let b = server.bundle(vec![a_move(&server.world, 1)]);
+        c.handle_message(ServerMessage::TurnBundle(b), Instant::now());
     }
-    let world = World::from_snapshot(rules(), decode_snapshot(&bytes).unwrap()).unwrap();
-    assert_eq!(world.hash(), server.hashes[2]);
+    drain(&mut c);
+    assert_eq!(c.disagreed_state().map(|(t, _)| t), Some(2));
+    let mine = c.hash_after(2).unwrap();
+    assert_ne!(mine, server.hashes[2]);
+    let world = answered_snapshot(&mut c, 2);
+    assert_eq!(world.hash(), mine, "the state the client had after turn 2");
+    assert_eq!(world.state.tick, 3 * u64::from(config().turn_ticks));
+    // The current turn is still answered from the current state.
+    assert_eq!(
+        answered_snapshot(&mut c, 5).hash(),
+        c.hash_after(5).unwrap()
+    );
+}
+
+#[test]
+fn a_snapshot_request_for_a_turn_gone_is_answered_with_the_reason() {
+    let mut c = joined(Role::Player(1), options());
+    let mut server = Server::new();
+    for _ in 0..4 {
+        let b = server.bundle(vec![]);
+        c.handle_message(ServerMessage::TurnBundle(b), Instant::now());
+    }
+    drain(&mut c);
+    c.handle_message(ServerMessage::SnapshotRequest { turn: 1 }, Instant::now());
+    match &drain(&mut c)[..] {
+        [ClientMessage::SnapshotUnavailable { turn: 1, reason }] => {
+            assert!(reason.contains("after turn 1 is gone"), "{reason}");
+            assert!(reason.len() <= cohort_protocol::limits::MAX_CHAT_BYTES);
+        }
+        other => panic!("{other:?}"),
+    }
+    let mut idle = joined(
+        Role::Player(1),
+        ClientOptions {
+            simulate: false,
+            ..options()
+        },
+    );
+    idle.handle_message(ServerMessage::SnapshotRequest { turn: 0 }, Instant::now());
+    assert!(matches!(
+        &drain(&mut idle)[..],
+        [ClientMessage::SnapshotUnavailable { turn: 0, .. }]
+    ));
 }
 
 #[test]

@@ -171,6 +171,8 @@ pub async fn serve(
         fingerprint,
         self_signed,
     });
+    // Players can join from here on.
+    let agones = config.agones.map(crate::agones::Lifecycle::start);
     let mut next_peer: PeerId = 1;
     loop {
         tokio::select! {
@@ -194,6 +196,9 @@ pub async fn serve(
     // Let the last frames (MatchEnded) reach the clients.
     let _ = tokio::time::timeout(SHUTDOWN_GRACE, endpoint.wait_idle()).await;
     endpoint.close(0u32.into(), b"server shutting down");
+    if let Some(agones) = agones {
+        agones.shutdown().await;
+    }
     let mut lateness: Vec<u32> = matches.iter().flat_map(|m| m.lateness_us.clone()).collect();
     lateness.sort_unstable();
     Ok(ServerSummary {

@@ -1,11 +1,11 @@
 //! Desyncs: a client's hash differs from the server's. Everyone is told; the diverging client
-//! is asked for its snapshot; a report is written (docs/FILES.md) with the replay so far,
-//! every peer's hash at the failing turn, and the server's and the client's states; the match
-//! goes on or stops as configured.
+//! is asked for its state after the failing turn; a report is written (docs/FILES.md) with the
+//! replay so far, every peer's hash at the failing turn, and the server's and the client's
+//! states after that turn; the match goes on or stops as configured.
 
 use super::{Action, Match, OnDesync, PeerId, Phase};
 use cohort_protocol::codec::decode_snapshot;
-use cohort_protocol::limits::{MAX_SNAPSHOT_BYTES, SNAPSHOT_CHUNK_BYTES};
+use cohort_protocol::limits::{MAX_CHAT_BYTES, MAX_SNAPSHOT_BYTES, SNAPSHOT_CHUNK_BYTES};
 use cohort_protocol::message::{
     DesyncNotice, EndReason, ErrorCode, Role, ServerMessage, SnapshotChunk,
 };
@@ -31,7 +31,6 @@ pub(super) struct PendingReport {
     from: PeerId,
     deadline: Instant,
     chunks: Vec<Option<Vec<u8>>>,
-    snapshot_turn: u64,
 }
 
 #[derive(Debug, Default)]
@@ -102,9 +101,8 @@ impl Match {
                     from: peer,
                     deadline: now + Duration::from_millis(SNAPSHOT_WAIT_MS),
                     chunks: Vec::new(),
-                    snapshot_turn: 0,
                 });
-                self.send(peer, ServerMessage::SnapshotRequest);
+                self.send(peer, ServerMessage::SnapshotRequest { turn });
             }
             None => {}
         }
@@ -126,13 +124,20 @@ impl Match {
             );
             return;
         };
+        if chunk.turn != p.turn {
+            let text = format!(
+                "the snapshot asked for is the one after turn {}, not {}",
+                p.turn, chunk.turn
+            );
+            self.refuse(peer, ErrorCode::BadSnapshot, &text);
+            return self.give_up_on_snapshot();
+        }
         let most = MAX_SNAPSHOT_BYTES.div_ceil(SNAPSHOT_CHUNK_BYTES) as u32;
         if chunk.count == 0
             || chunk.count > most
             || chunk.index >= chunk.count
             || chunk.bytes.len() > SNAPSHOT_CHUNK_BYTES
-            || (!p.chunks.is_empty()
-                && (p.chunks.len() != chunk.count as usize || p.snapshot_turn != chunk.turn))
+            || (!p.chunks.is_empty() && p.chunks.len() != chunk.count as usize)
         {
             self.refuse(
                 peer,
@@ -143,18 +148,38 @@ impl Match {
         }
         if p.chunks.is_empty() {
             p.chunks = vec![None; chunk.count as usize];
-            p.snapshot_turn = chunk.turn;
         }
         p.chunks[chunk.index as usize] = Some(chunk.bytes);
         if p.chunks.iter().all(Option::is_some) {
             let p = self.desync.pending.take().expect("pending");
             let bytes: Vec<u8> = p.chunks.iter().flatten().flatten().copied().collect();
-            let client = self.client_side(peer, p.snapshot_turn, &bytes);
+            let client = self.client_side(peer, p.turn, &bytes);
             if client.is_none() {
                 self.refuse(peer, ErrorCode::BadSnapshot, "the snapshot did not load");
             }
             self.write_report(p.turn, p.diverged, client);
         }
+    }
+
+    /// The diverging client says it cannot send its state after `turn`: the report goes
+    /// without it, and the reason is logged.
+    pub(super) fn snapshot_unavailable(&mut self, peer: PeerId, turn: u64, mut reason: String) {
+        if !self
+            .desync
+            .pending
+            .as_ref()
+            .is_some_and(|p| p.from == peer && p.turn == turn)
+        {
+            let text = format!("no snapshot of turn {turn} was asked of this client");
+            return self.refuse(peer, ErrorCode::BadSnapshot, &text);
+        }
+        let mut end = reason.len().min(MAX_CHAT_BYTES);
+        while !reason.is_char_boundary(end) {
+            end -= 1;
+        }
+        reason.truncate(end);
+        tracing::warn!(match_id = %self.id(), peer, turn, %reason, "the diverging client cannot send its state");
+        self.give_up_on_snapshot();
     }
 
     /// The snapshot did not come in time: the report goes without it.
@@ -171,13 +196,11 @@ impl Match {
             return None;
         }
         let world = World::from_snapshot(self.rules.clone(), snapshot).ok()?;
-        let server = self.world_after(turn)?;
         let p = self.peers.get(&peer)?;
         Some(ClientSide {
             player: p.player()?,
             name: p.name.clone(),
             view: StateView::of(&world, turn),
-            server_view: StateView::of(&server, turn),
         })
     }
 

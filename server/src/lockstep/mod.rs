@@ -426,6 +426,9 @@ impl Match {
             ClientMessage::TurnHash(h) => self.turn_hash(peer, h.turn, Some(h.hash)),
             ClientMessage::Ack { turn } => self.turn_hash(peer, turn, None),
             ClientMessage::Snapshot(chunk) => self.snapshot_chunk(peer, chunk),
+            ClientMessage::SnapshotUnavailable { turn, reason } => {
+                self.snapshot_unavailable(peer, turn, reason)
+            }
             ClientMessage::Ping(Ping { nonce }) => {
                 self.send(peer, ServerMessage::Pong(Pong { nonce }))
             }

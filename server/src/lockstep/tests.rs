@@ -473,7 +473,7 @@ fn a_desync_is_caught_on_its_turn_told_to_everyone_and_reported() {
         h.take(2),
         vec![
             ServerMessage::DesyncNotice(notice),
-            ServerMessage::SnapshotRequest
+            ServerMessage::SnapshotRequest { turn: 2 }
         ]
     );
     send_snapshot(&mut h, 2, 2, &bad);
@@ -482,8 +482,8 @@ fn a_desync_is_caught_on_its_turn_told_to_everyone_and_reported() {
     assert_eq!((r.turn, r.diverged.clone()), (2, vec![1]));
     assert_eq!(r.server.hash, good);
     let client = r.client.as_ref().unwrap();
-    assert_eq!(client.view.hash, bad.hash());
-    let (parts, ids) = client.server_view.differences(&client.view);
+    assert_eq!((client.view.turn, client.view.hash), (2, bad.hash()));
+    let (parts, ids) = r.server.differences(&client.view);
     assert_eq!(parts, vec!["units".to_string()]);
     assert_eq!(ids, vec![bad.state.units[0].id]);
     let hashes: Vec<(u8, Option<StateHash>)> =
@@ -515,9 +515,9 @@ fn a_desync_stops_the_match_when_so_configured() {
     h.take(1);
     h.turns(2);
     assert!(h.bundles(1).is_empty(), "no turn closes while stopping");
-    let later = perturbed(&h, 2);
-    send_snapshot(&mut h, 2, 2, &later);
+    send_snapshot(&mut h, 2, 1, &bad);
     assert_eq!(h.reports.len(), 1);
+    assert_eq!(h.reports[0].client.as_ref().map(|c| c.view.turn), Some(1));
     assert_eq!(h.ended, Some(EndReason::Desync));
     assert!(h.closed.contains(&1) && h.closed.contains(&2));
 }
@@ -537,6 +537,59 @@ fn without_the_clients_snapshot_the_report_goes_out_in_time() {
     h.advance(desync::SNAPSHOT_WAIT_MS + 1);
     assert_eq!(h.reports.len(), 1);
     assert!(h.reports[0].client.is_none());
+}
+
+/// Player 1 (peer 2) diverges after turn 1; the server asks for that turn's state.
+fn diverged_after_turn_1() -> Harness {
+    let mut h = Harness::started(2);
+    h.turns(3);
+    let bad = perturbed(&h, 1);
+    h.send(
+        2,
+        ClientMessage::TurnHash(TurnHash {
+            turn: 1,
+            hash: bad.hash(),
+        }),
+    );
+    assert!(h
+        .take(2)
+        .contains(&ServerMessage::SnapshotRequest { turn: 1 }));
+    h
+}
+
+#[test]
+fn a_snapshot_of_another_turn_is_refused_and_the_report_goes_without_it() {
+    let mut h = diverged_after_turn_1();
+    let later = perturbed(&h, 2);
+    send_snapshot(&mut h, 2, 2, &later);
+    assert_eq!(h.errors(2), vec![ErrorCode::BadSnapshot]);
+    assert_eq!(h.reports.len(), 1);
+    assert!(h.reports[0].client.is_none());
+    assert_eq!(h.reports[0].turn, 1);
+}
+
+#[test]
+fn a_client_without_that_turns_state_says_so_and_the_report_goes_at_once() {
+    let mut h = diverged_after_turn_1();
+    h.send(
+        2,
+        ClientMessage::SnapshotUnavailable {
+            turn: 1,
+            reason: "gone".into(),
+        },
+    );
+    assert_eq!(h.reports.len(), 1);
+    assert!(h.reports[0].client.is_none());
+    // Unasked, the same answer is refused.
+    h.send(
+        2,
+        ClientMessage::SnapshotUnavailable {
+            turn: 1,
+            reason: "again".into(),
+        },
+    );
+    assert_eq!(h.errors(2), vec![ErrorCode::BadSnapshot]);
+    assert_eq!(h.reports.len(), 1);
 }
 
 #[test]

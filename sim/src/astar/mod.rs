@@ -19,4 +19,6 @@ pub use search::{
     K_MAX_EXPANSIONS, K_PAST_STANDING, K_SHORT_BUDGET, K_SHORT_BUDGET_PER_TILE, K_SHORT_ROUTE,
     K_STRAIGHT,
 };
-pub use straighten::{segment_enters, straighten, StandingBody, Walker};
+pub use straighten::{
+    segment_enters, straighten, StandingBody, Walker, K_HIDDEN_STRETCHES, K_LOOK_AHEAD,
+};

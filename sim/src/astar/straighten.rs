@@ -67,22 +67,8 @@ pub fn straighten(
     let mut at = from;
     let mut next = 0;
     while next < points.len() {
-        let last = points.len() - 1;
-        let chosen = if sees(at, points[last]) {
-            last
-        } else {
-            // The furthest point seen before the first one hidden; the next point at worst.
-            let mut seen = next;
-            for (j, &p) in points.iter().enumerate().take(last).skip(next) {
-                if sees(at, p) {
-                    seen = j;
-                } else if j > next {
-                    break;
-                }
-            }
-            seen
-        };
-        if chosen == next && !sees(at, points[chosen]) {
+        let seen = furthest_in_sight(&points[next..], |p| sees(at, p)).map(|j| next + j);
+        if seen.is_none() {
             // Nothing in sight (a body standing off its tile's middle, against closed ground):
             // first to the middle of the tile it stands on, from which the search's steps are
             // walkable, and look again from there.
@@ -93,11 +79,58 @@ pub fn straighten(
                 continue;
             }
         }
+        // The next point at worst.
+        let chosen = seen.unwrap_or(next);
         legs.push(points[chosen]);
         at = points[chosen];
         next = chosen + 1;
     }
     legs
+}
+
+/// How many following points a kept point looks over at a time for the furthest in sight.
+pub const K_LOOK_AHEAD: usize = 32;
+/// How many stretches of [`K_LOOK_AHEAD`] points in a row with their far end hidden a kept point
+/// looks past before it stops looking further.
+pub const K_HIDDEN_STRETCHES: usize = 8;
+
+/// The furthest of `points` that `sees` (an index into them), `None` when none is in sight.
+///
+/// The last is asked first. Otherwise the points are looked over in stretches of
+/// [`K_LOOK_AHEAD`], asking each stretch's far end: one in sight is the furthest so far, and
+/// the look goes on; the first stretch after it whose far end is hidden is looked over from its
+/// far end back for the furthest point in sight in it, and the look goes on past it, asking
+/// only the far ends of the stretches beyond, until one is in sight again or
+/// [`K_HIDDEN_STRETCHES`] in a row are hidden. So a route that goes behind something and comes
+/// back into sight is joined to where it comes back, and a kept point asks about a bounded
+/// number of points near it plus one for every stretch it sees past.
+fn furthest_in_sight(points: &[Vec2], mut sees: impl FnMut(Vec2) -> bool) -> Option<usize> {
+    let last = points.len().checked_sub(1)?;
+    if sees(points[last]) {
+        return Some(last);
+    }
+    let mut seen = None;
+    let mut hidden = 0;
+    let mut start = 0;
+    while start < last {
+        let end = (start + K_LOOK_AHEAD).min(last) - 1;
+        if sees(points[end]) {
+            seen = Some(end);
+            hidden = 0;
+        } else {
+            if hidden == 0 {
+                if let Some(j) = (start..end).rev().find(|&j| sees(points[j])) {
+                    seen = Some(j);
+                }
+            }
+            hidden += 1;
+            if hidden == K_HIDDEN_STRETCHES {
+                break;
+            }
+        }
+        start = end + 1;
+    }
+    seen
 }
 
 /// Whether the segment from `a` to `b` passes through the inside of box `bx` (touching its edge
@@ -151,6 +184,7 @@ fn less(a: i128, b: i128, c: i128, d: i128) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::astar::K_MIN_BODY_RADIUS;
     use crate::grid::Occupant;
     use crate::position::{fx, fx_ratio};
     use crate::ruleset::Ruleset;
@@ -184,6 +218,71 @@ mod tests {
         let goal = Vec2::new(fx_ratio(93, 10), fx_ratio(52, 10));
         let legs = straighten(&g, &walker, p(1, 1), &path, Some(goal));
         assert_eq!(legs, vec![goal]);
+    }
+
+    #[test]
+    fn a_kept_point_looks_past_a_hidden_point_to_the_furthest_in_sight() {
+        // A chain that goes round a closed tile and back up: from the start its fourth and
+        // fifth points are hidden behind the tile, its sixth and seventh in sight again, the
+        // rest hidden. The first leg goes to the seventh, not to the third (the last before
+        // the first hidden one).
+        let rules = Ruleset::default_rules();
+        let mut g = Grid::new(&rules, 12, 4, rules.terrain("grass").unwrap());
+        g.set_occupant(Tile::new(4, 2), Occupant::Building(EntityId(1)));
+        let path: Vec<Tile> = [
+            (1, 2),
+            (2, 2),
+            (3, 1),
+            (4, 1),
+            (5, 1),
+            (6, 1),
+            (7, 0),
+            (8, 0),
+            (9, 1),
+            (10, 2),
+        ]
+        .map(|(x, y)| Tile::new(x, y))
+        .to_vec();
+        let walker = Walker {
+            key: Keyed::unkeyed(0),
+            radius: K_MIN_BODY_RADIUS,
+            standing: &[],
+        };
+        let from = p(1, 2);
+        let points: Vec<Vec2> = path[1..].iter().map(|&t| Vec2::of_tile(t)).collect();
+        let sees = |q: Vec2| body_clear(&g, walker.key, from, q, walker.radius);
+        let first_hidden = points.iter().position(|&q| !sees(q)).unwrap();
+        let furthest = points.iter().rposition(|&q| sees(q)).unwrap();
+        assert_eq!((first_hidden, furthest), (3, 6), "the chain is as drawn");
+        let legs = straighten(&g, &walker, from, &path, Some(p(10, 2)));
+        assert_eq!(legs[0], p(8, 0), "{legs:?}");
+        assert_eq!(*legs.last().unwrap(), p(10, 2));
+        let mut at = from;
+        for &l in &legs {
+            assert!(body_clear(&g, walker.key, at, l, walker.radius));
+            at = l;
+        }
+    }
+
+    #[test]
+    fn the_furthest_in_sight_is_found_past_stretches_and_hidden_points() {
+        // Points in a row, `sees` told which are in sight: the look goes past hidden points and
+        // past whole stretches whose far end is hidden, and stops after K_HIDDEN_STRETCHES.
+        let pts: Vec<Vec2> = (0..400).map(|i| p(i, 0)).collect();
+        let find = |seen: &dyn Fn(usize) -> bool, n: usize| {
+            furthest_in_sight(&pts[..n], |q| seen(q.x.to_num::<i32>() as usize))
+        };
+        assert_eq!(find(&|i| i == 9, 400), Some(9));
+        assert_eq!(find(&|i| i == 9 || i == 399, 400), Some(399));
+        assert_eq!(find(&|i| i < 3 || i == 7, 20), Some(7));
+        assert_eq!(find(&|_| false, 20), None);
+        assert_eq!(find(&|_| false, 0), None);
+        // Back in sight at the far end of the fourth stretch, three hidden stretches past.
+        let end_4 = 4 * K_LOOK_AHEAD - 1;
+        assert_eq!(find(&|i| i < 5 || i == end_4, 400), Some(end_4));
+        // Past K_HIDDEN_STRETCHES hidden far ends the look stops.
+        let beyond = (K_HIDDEN_STRETCHES + 1) * K_LOOK_AHEAD - 1;
+        assert_eq!(find(&|i| i < 5 || i == beyond, 400), Some(4));
     }
 
     #[test]

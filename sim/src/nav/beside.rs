@@ -49,13 +49,23 @@ pub fn route_beside(world: &mut World, ask: &Ask) -> Option<Route> {
     let key = world.key_of(unit);
     let radius = world.rules().units[unit.kind as usize].radius;
     let grid = world.grid();
+    // Copies of one walk share its first bend: a bend out of sight is tried once.
+    let mut out_of_sight: Vec<Vec2> = Vec::new();
     let shared = world.caches.shared_walks.iter().find(|s| {
-        s.route.target == ask.target
-            && may_share(s, ask.from, ask.to, key, radius)
-            && s.route
-                .waypoints
-                .first()
-                .is_some_and(|&bend| body_clear(grid, key, ask.from, bend, radius))
+        if s.route.target != ask.target || !may_share(s, ask.from, ask.to, key, radius) {
+            return false;
+        }
+        let Some(&bend) = s.route.waypoints.first() else {
+            return false;
+        };
+        if out_of_sight.contains(&bend) {
+            return false;
+        }
+        let clear = body_clear(grid, key, ask.from, bend, radius);
+        if !clear {
+            out_of_sight.push(bend);
+        }
+        clear
     });
     if let Some(s) = shared {
         let route = s.route.clone();

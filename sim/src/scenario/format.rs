@@ -78,6 +78,8 @@ pub struct UnitBlock {
     pub count: Option<u32>,
     pub columns: Option<u32>,
     pub spacing: Option<Decimal>,
+    /// Hit points each unit of the block starts with, instead of its kind's (at least 1).
+    pub hit_points: Option<u32>,
     /// A name commands can use for the whole block.
     pub name: Option<String>,
 }

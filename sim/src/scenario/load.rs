@@ -59,6 +59,9 @@ pub struct Scenario {
     pub turn_ticks: u32,
     /// Ticks to run when the caller does not say.
     pub ticks: u64,
+    /// The entities each name in the file stands for (a block's units, a building, a
+    /// rectangle of resources), in the order written.
+    pub names: Vec<(String, Vec<EntityId>)>,
 }
 
 impl Scenario {
@@ -159,6 +162,7 @@ impl Loader<'_> {
             commands,
             turn_ticks,
             ticks: file.ticks.unwrap_or(DEFAULT_TICKS),
+            names: std::mem::take(&mut self.names),
         })
     }
 
@@ -495,6 +499,9 @@ impl Loader<'_> {
             None => ceil_sqrt(count),
         };
         let spacing = u.spacing.map(|d| d.0).unwrap_or(fx(1));
+        if u.hit_points == Some(0) {
+            return Err(self.err(at, field("hit_points"), "at least 1"));
+        }
         let key = Keyed::unkeyed(world.rules().units[kind as usize].layer);
         let first = Vec2::new(u.at[0].0, u.at[1].0);
         let mut ids = Vec::with_capacity(count as usize);
@@ -518,7 +525,11 @@ impl Loader<'_> {
                     ),
                 ));
             };
-            ids.push(world.spawn_unit(kind, u.owner, Vec2::new(x, y)));
+            let id = world.spawn_unit(kind, u.owner, Vec2::new(x, y));
+            if let (Some(hp), Some(unit)) = (u.hit_points, world.unit_mut(id)) {
+                unit.hit_points = hp;
+            }
+            ids.push(id);
         }
         self.name(&u.name, ids, at, field("name"))
     }
@@ -751,5 +762,6 @@ pub fn default_map(rules: Arc<Ruleset>, opts: MapOptions) -> Scenario {
         commands,
         turn_ticks: DEFAULT_TURN_TICKS,
         ticks: DEFAULT_TICKS,
+        names: Vec::new(),
     }
 }

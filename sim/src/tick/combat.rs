@@ -3,7 +3,9 @@
 //!
 //! Each fighter, in id order: an attack fights its target; an attack-move fights the nearest
 //! enemy it meets within sight, then goes on to its point; a hold never moves and fights what
-//! comes in range; a follow keeps within [`K_FOLLOW_RANGE`] of its target. In range it stops and
+//! comes in range; a follow keeps within [`K_FOLLOW_RANGE`] of its target; an idle unit struck
+//! by an enemy fights back (it attacks the striker, then stands idle again where the fight
+//! ended) — the devlog's idle state, with AoE II's answer to being hit. In range it stops and
 //! strikes whenever its reload allows (melee or ranged alike: a strike lands at once); out of
 //! range it chases (`nav::chase`): planning at once, then after the chase's `replan_wait`, or when
 //! its walk has run out. A strike takes hit points; at none, a unit dies and a building falls (in
@@ -33,6 +35,10 @@ fn fight(world: &mut World, i: usize) {
     if u.hit_points == 0 {
         return;
     }
+    if let Some(striker) = world.state.units[i].hit_by.take() {
+        fight_back(world, i, striker);
+    }
+    let u = &world.state.units[i];
     let kind = &world.rules().units[u.kind as usize];
     let (range, sight) = (kind.range, kind.sight);
     let (target, reach, strikes) = match u.order {
@@ -89,6 +95,28 @@ fn fight(world: &mut World, i: usize) {
     }
 }
 
+/// Unit `i` was struck by `striker`: when it stands idle, has an attack, and the striker is a
+/// living enemy unit, it attacks the striker (state attacking).
+fn fight_back(world: &mut World, i: usize, striker: EntityId) {
+    let u = &world.state.units[i];
+    if u.order != Order::Idle || world.rules().units[u.kind as usize].attack == 0 {
+        return;
+    }
+    let enemy = find(&world.state.units, striker, |v| v.id).is_some_and(|k| {
+        let s = &world.state.units[k];
+        s.hit_points > 0 && !world.allied(u.owner, s.owner)
+    });
+    if !enemy {
+        return;
+    }
+    let u = &mut world.state.units[i];
+    u.order = Order::Attack { target: striker };
+    u.state = UnitState::Attacking;
+    u.fight = Some(striker);
+    u.route = None;
+    u.replan_at_ms = 0;
+}
+
 /// The target of unit `i`'s fight is gone: an attack is over, an attack-move goes on to its
 /// point, a hold waits for the next.
 fn lost_target(world: &mut World, i: usize) {
@@ -141,9 +169,14 @@ fn strike(world: &mut World, i: usize, target: EntityId) {
     let kind = &world.rules().units[world.state.units[i].kind as usize];
     let (attack, reload) = (kind.attack, kind.reload_ms.div_ceil(TICK_MS));
     world.state.units[i].reload_ticks = reload;
+    let (striker, owner) = (world.state.units[i].id, world.state.units[i].owner);
     if let Some(k) = find(&world.state.units, target, |u| u.id) {
+        let enemy = !world.allied(owner, world.state.units[k].owner);
         let t = &mut world.state.units[k];
         t.hit_points = t.hit_points.saturating_sub(attack);
+        if enemy {
+            t.hit_by = Some(striker);
+        }
         return;
     }
     if let Some(k) = find(&world.state.buildings, target, |b| b.id) {

@@ -13,7 +13,7 @@ use crate::command::{Command, FormationKind, PlayerCommand, MAX_UNITS_PER_COMMAN
 use crate::formation;
 use crate::nav::{
     find_standing_spot, marching, region_here, route_beside, spot::stands_in, toward, Approach,
-    Ask, Spot, K_SHARE_REACH,
+    Ask, Spot,
 };
 use crate::position::{Bounds, Fx, Vec2};
 use crate::world::{EntityId, Order, PlayerStatus, UnitState, World};
@@ -216,10 +216,11 @@ pub fn send_together(world: &mut World, units: &[EntityId], to: Vec2, attack: bo
     });
 }
 
-/// The units in the order they are sent: the group's ground is cut into as few patches as cover
-/// it at most [`K_SHARE_REACH`] × 2 tiles across, and the unit nearest each patch's middle goes
-/// first, so the first walks planned are spread over the block and the others start within
-/// sharing reach of one; then the rest in id order.
+/// The units in the order they are sent: outward from the middle of the ground the group stands
+/// on, nearest first (ties by id). The first plans its walk; each after it starts beside one
+/// already sent (a block stands 0.7 of a tile apart, well within [`K_SHARE_REACH`]), so it takes
+/// a copy of that walk whenever it can walk straight to its first bend, and searches only where
+/// it cannot — and then those further out share the new walk.
 fn share_first(world: &World, units: &[EntityId]) -> Vec<EntityId> {
     let mut at: Vec<(EntityId, Vec2)> = units
         .iter()
@@ -227,48 +228,22 @@ fn share_first(world: &World, units: &[EntityId]) -> Vec<EntityId> {
         .collect();
     at.sort_unstable_by_key(|a| a.0);
     at.dedup_by_key(|a| a.0);
-    let Some(min_x) = at.iter().map(|a| a.1.x).min() else {
+    let Some(first) = at.first().map(|a| a.1) else {
         return Vec::new();
     };
-    let max_x = at.iter().map(|a| a.1.x).max().unwrap_or(min_x);
-    let min_y = at.iter().map(|a| a.1.y).min().unwrap_or(min_x);
-    let max_y = at.iter().map(|a| a.1.y).max().unwrap_or(min_y);
-    let side = K_SHARE_REACH * 2;
-    let cut = |lo: Fx, hi: Fx| {
-        let n = ((hi - lo) / side).ceil().to_num::<i64>().max(1);
-        (lo, (hi - lo) / n, n)
-    };
-    let (xs, ys) = (cut(min_x, max_x), cut(min_y, max_y));
-    let index = |v: Fx, (lo, w, n): (Fx, Fx, i64)| {
-        if w == Fx::ZERO {
-            0
-        } else {
-            ((v - lo) / w).to_num::<i64>().clamp(0, n - 1)
-        }
-    };
-    let middle = |k: i64, (lo, w, _): (Fx, Fx, i64)| lo + w * k + w / 2;
-    // For each patch, (patch, distance to its middle, id): the first of each patch goes first.
-    let mut keyed: Vec<((i64, i64), i128, EntityId)> = at
+    let ground = at
         .iter()
-        .map(|&(id, p)| {
-            let c = (index(p.y, ys), index(p.x, xs));
-            let m = Vec2::new(middle(c.1, xs), middle(c.0, ys));
-            (c, crate::walk::apart::squared(p - m), id)
-        })
+        .fold(Bounds::around(first, Fx::ZERO), |b, a| Bounds {
+            min: Vec2::new(b.min.x.min(a.1.x), b.min.y.min(a.1.y)),
+            max: Vec2::new(b.max.x.max(a.1.x), b.max.y.max(a.1.y)),
+        });
+    let middle = ground.middle();
+    let mut keyed: Vec<(i128, EntityId)> = at
+        .iter()
+        .map(|&(id, p)| (crate::walk::apart::squared(p - middle), id))
         .collect();
     keyed.sort_unstable();
-    let mut first: Vec<EntityId> = Vec::new();
-    let mut rest: Vec<EntityId> = Vec::new();
-    for (k, entry) in keyed.iter().enumerate() {
-        if k == 0 || keyed[k - 1].0 != entry.0 {
-            first.push(entry.2);
-        } else {
-            rest.push(entry.2);
-        }
-    }
-    rest.sort_unstable();
-    first.extend(rest);
-    first
+    keyed.into_iter().map(|k| k.1).collect()
 }
 
 /// The point a unit sent to `to` makes for: `to` itself when it can stand there and reach it;

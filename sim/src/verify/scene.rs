@@ -1,80 +1,61 @@
-//! Scenes for the checks: a world on open ground with two players, and helpers to lay ground,
-//! place units, give orders and run ticks.
+//! A check's scene: a scenario file of `scenarios/verify/` loaded and run, its named entities
+//! at hand, and the measures the checks share.
 
-use crate::command::{Command, PlayerCommand};
-use crate::grid::Grid;
-use crate::position::{Fx, Tile, Vec2};
-use crate::ruleset::Ruleset;
-use crate::walk::{apart::squared, K_KEEP_APART};
-use crate::world::{EntityId, Player, PlayerId, World};
-use std::sync::Arc;
+use crate::position::{Bounds, Fx};
+use crate::scenario::{Files, Runner, Scenario};
+use crate::walk::K_KEEP_APART;
+use crate::world::{EntityId, World};
 
-/// A world being checked.
+/// A scenario being checked.
 pub struct Scene {
-    pub world: World,
+    pub runner: Runner,
+    /// Ticks the file says to run.
+    pub ticks: u64,
+    names: Vec<(String, Vec<EntityId>)>,
 }
 
 impl Scene {
-    /// A `width` × `height` map of grass with players 0 and 1 (enemies).
-    pub fn open(width: i32, height: i32) -> Scene {
-        let rules = Arc::new(Ruleset::default_rules());
-        let grass = rules.terrain("grass").unwrap_or(0);
-        let grid = Grid::new(&rules, width, height, grass);
-        let players = vec![Player::new(0, 0), Player::new(1, 1)];
-        Scene {
-            world: World::new(rules, grid, players, 7),
-        }
+    /// Loads scenario file `file` through `files` (the default ruleset unless it names one).
+    pub fn load(files: &dyn Files, file: &str) -> Result<Scene, String> {
+        let text = files.read(file)?;
+        let s = Scenario::from_toml(&text, file, files, None).map_err(|e| e.to_string())?;
+        Ok(Scene {
+            ticks: s.ticks,
+            names: s.names.clone(),
+            runner: Runner::new(s),
+        })
     }
 
-    /// Lays `terrain` on every tile from `min` to `max` (inclusive).
-    pub fn terrain(&mut self, terrain: &str, min: Tile, max: Tile) {
-        let t = self.world.rules().terrain(terrain).unwrap_or(0);
-        for y in min.y..=max.y {
-            for x in min.x..=max.x {
-                self.world.state.grid.set_terrain(Tile::new(x, y), t);
-            }
-        }
-        self.world.prepare();
+    pub fn world(&self) -> &World {
+        &self.runner.world
     }
 
-    /// A unit of the kind named.
-    pub fn unit(&mut self, kind: &str, owner: PlayerId, at: Vec2) -> EntityId {
-        let k = self.world.rules().unit_kind(kind).unwrap_or(0);
-        self.world.spawn_unit(k, owner, at)
+    /// The entities the file names `name` (empty when none).
+    pub fn ids(&self, name: &str) -> Vec<EntityId> {
+        self.names
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, ids)| ids.clone())
+            .unwrap_or_default()
     }
 
-    /// A block of `cols` × `rows` units, `spacing` apart, its first at `corner`.
-    pub fn block(
-        &mut self,
-        kind: &str,
-        owner: PlayerId,
-        corner: Vec2,
-        cols: i64,
-        rows: i64,
-        spacing: Fx,
-    ) -> Vec<EntityId> {
-        let mut ids = Vec::new();
-        for j in 0..rows {
-            for i in 0..cols {
-                let at = Vec2::new(corner.x + spacing * i, corner.y + spacing * j);
-                ids.push(self.unit(kind, owner, at));
-            }
-        }
-        ids
+    /// The first entity named `name`.
+    pub fn id(&self, name: &str) -> Option<EntityId> {
+        self.ids(name).first().copied()
     }
 
-    /// Runs one tick with `command` from `player`.
-    pub fn order(&mut self, player: PlayerId, command: Command) {
-        self.world.step(&[PlayerCommand { player, command }]);
+    /// Runs one tick, with the commands the file gives at it.
+    pub fn step(&mut self) {
+        self.runner.step();
     }
 
     /// Runs ticks until `done` holds or `most` ticks have run. Returns the ticks run.
-    pub fn run_until(&mut self, most: u32, mut done: impl FnMut(&World) -> bool) -> u32 {
+    pub fn run_until(&mut self, most: u64, mut done: impl FnMut(&World) -> bool) -> u64 {
         for t in 0..most {
-            if done(&self.world) {
+            if done(self.world()) {
                 return t;
             }
-            self.world.step(&[]);
+            self.step();
         }
         most
     }
@@ -85,8 +66,18 @@ impl Scene {
             .all(|&id| world.unit(id).is_none_or(|u| u.route.is_none()))
     }
 
-    /// The smallest share of the keep-apart allowance any two of `ids` stand apart, in
-    /// thousandths (1000: exactly the allowance).
+    /// The body (box) of unit `id`.
+    pub fn body(world: &World, id: EntityId) -> Option<Bounds> {
+        let u = world.unit(id)?;
+        Some(Bounds::around(
+            u.position,
+            world.rules().units[u.kind as usize].radius,
+        ))
+    }
+
+    /// The smallest share of the keep-apart allowance (kKeepApart: 3/4 of their two radii)
+    /// any two of `ids` stand apart, in thousandths: 1000 is exactly the allowance, below it
+    /// two bodies overlap by more than the allowance.
     pub fn closest_share(world: &World, ids: &[EntityId]) -> i64 {
         let units: Vec<_> = ids.iter().filter_map(|&id| world.unit(id)).collect();
         let mut worst = i64::MAX;
@@ -102,6 +93,24 @@ impl Scene {
         worst
     }
 
+    /// The most any two bodies of `ids` overlap, as boxes, across the thinner of the two
+    /// axes (zero when no two boxes overlap).
+    pub fn most_overlap(world: &World, ids: &[EntityId]) -> Fx {
+        let bodies: Vec<Bounds> = ids
+            .iter()
+            .filter_map(|&id| Scene::body(world, id))
+            .collect();
+        let mut most = Fx::ZERO;
+        for (k, a) in bodies.iter().enumerate() {
+            for b in &bodies[k + 1..] {
+                let ox = a.max.x.min(b.max.x) - a.min.x.max(b.min.x);
+                let oy = a.max.y.min(b.max.y) - a.min.y.max(b.min.y);
+                most = most.max(ox.min(oy));
+            }
+        }
+        most
+    }
+
     /// Whether two of `ids` stand on the very same point (stacked).
     pub fn stacked(world: &World, ids: &[EntityId]) -> bool {
         let mut at: Vec<(i64, i64)> = ids
@@ -111,10 +120,5 @@ impl Scene {
             .collect();
         at.sort_unstable();
         at.windows(2).any(|w| w[0] == w[1])
-    }
-
-    /// The squared distance between two points, raw bits.
-    pub fn squared(v: Vec2) -> i128 {
-        squared(v)
     }
 }

@@ -20,7 +20,8 @@ pub type PlayerId = u8;
 /// What a unit has been told to do (the devlog's commands).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Order {
-    /// Nothing: it stands, and fights back only when hit.
+    /// Nothing: it stands, and fights back only when hit (it then attacks whoever struck it,
+    /// and stands idle again once that fight is over).
     #[default]
     Idle,
     /// Walk to a point.
@@ -104,6 +105,10 @@ pub struct Unit {
     pub work_spot: Option<Vec2>,
     /// Pushed aside by a mover (ruleset `push_idle`): who pushes, and the nudge per tick.
     pub pushed: Option<Push>,
+    /// The last enemy to strike it since its own turn in the combat pass: an idle unit fights
+    /// back against it. Read and cleared on its next turn.
+    #[serde(default)]
+    pub hit_by: Option<EntityId>,
 }
 
 /// A push under the ruleset's `push_idle` (devlog: "Unit Pushing").

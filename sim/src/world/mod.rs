@@ -210,6 +210,7 @@ impl World {
             replan_at_ms: 0,
             work_spot: None,
             pushed: None,
+            hit_by: None,
         });
         id
     }

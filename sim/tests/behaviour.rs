@@ -1,0 +1,74 @@
+//! Behaviours the spec and devlog ask for, each over its own scenario in `scenarios/` (issue 4's
+//! gaps): shared walks across the default map, idle soldiers fighting back, gatherers along a
+//! mine's faces, a formation of mixed speeds arriving together.
+
+mod common;
+
+use cohort_sim::scenario::Runner;
+use cohort_sim::world::{Order, UnitState};
+use cohort_sim::EntityId;
+
+/// spec "Units sent together": the tick benchmark's 200 militia, sent as a block to one point
+/// across the default map's lake, share their walks — at most 10 searches.
+#[test]
+fn sharedwalk_200_on_the_default_map_costs_at_most_10_searches() {
+    let mut r = Runner::new(common::load("sharedwalk_200.toml"));
+    r.run(1, |_| {});
+    let w = &r.world;
+    let searches = w.counters.route_searches;
+    assert!(searches <= 10, "{searches} searches for 200");
+    let army: Vec<_> = w
+        .state
+        .units
+        .iter()
+        .filter(|u| u.owner == 0 && u.kind == w.rules().unit_kind("militia").unwrap())
+        .collect();
+    assert_eq!(army.len(), 200);
+    assert!(
+        army.iter().all(|u| u.route.is_some()),
+        "every soldier walks"
+    );
+    assert!(w.counters.shared_walks >= 190, "{:?}", w.counters);
+}
+
+/// devlog "Movement States": an idle unit struck by an enemy fights back — it attacks the
+/// striker (a ranged one from where it stands) and, the fight over, is idle again; an idle unit
+/// nobody strikes stays put.
+#[test]
+fn idle_units_fight_back_when_struck() {
+    let s = common::load("idle_fights_back.toml");
+    let ticks = s.ticks;
+    let mut r = Runner::new(s);
+    let start = r.world.state.units.clone();
+    let (knight, archer, bystander) = (EntityId(1), EntityId(2), EntityId(3));
+    let mut fought = [false; 2];
+    r.run(ticks, |w| {
+        for (k, id) in [knight, archer].into_iter().enumerate() {
+            if w.unit(id).is_some_and(|u| u.state == UnitState::Attacking) {
+                fought[k] = true;
+            }
+        }
+        let b = w.unit(bystander).expect("nobody strikes the bystander");
+        assert_eq!(b.position, start[2].position, "tick {}", w.tick());
+        assert_eq!(b.state, UnitState::Idle);
+    });
+    let w = &r.world;
+    assert_eq!(fought, [true, true], "both struck units fought back");
+    assert!(
+        w.unit(EntityId(4)).is_none(),
+        "the militia fell to the knight"
+    );
+    assert!(
+        w.unit(EntityId(5)).is_none(),
+        "the skirmisher fell to the archer"
+    );
+    for id in [knight, archer] {
+        let u = w.unit(id).expect("the defender lives");
+        assert_eq!((&u.order, u.state), (&Order::Idle, UnitState::Idle));
+    }
+    assert_eq!(
+        w.unit(archer).unwrap().position,
+        start[1].position,
+        "the archer shot back from where it stood"
+    );
+}
