@@ -10,8 +10,8 @@ use std::sync::Arc;
 #[derive(clap::Args, Clone, Debug)]
 pub struct RulesetArgs {
     /// The ruleset file (TOML, docs/RULESET.md) the match is played under, if not the embedded
-    /// default. It must be the server's (`cohort-server --ruleset`): the join compares their
-    /// hashes and refuses another one (`RulesetMismatch`, both hashes named).
+    /// default. It must be the match's (`cohort-server --ruleset`): their hashes are compared,
+    /// at the join (another is refused, `RulesetMismatch`) and before re-simulating a replay.
     #[arg(long, value_name = "FILE", env = "COHORT_RULESET")]
     pub ruleset: Option<PathBuf>,
 }
