@@ -42,6 +42,8 @@ pub struct BotOutcome {
     pub ended: Option<MatchEnded>,
     /// Errors the server sent (code and text).
     pub errors: Vec<String>,
+    /// Whether the server closed the connection with an error (refused at the door, dropped).
+    pub closed_by_error: bool,
     pub last_rtt: Option<Duration>,
     /// Whether a loaded snapshot (a rejoin) was confirmed by the server's hash.
     pub snapshot_agreed: Option<bool>,
@@ -81,7 +83,8 @@ pub async fn run_bot_on(link: Link, plan: BotPlan, rules: Arc<Ruleset>) -> Resul
         }
         Event::Desync(d) => out.desyncs.push(d.clone()),
         Event::Ended(m) => out.ended = Some(*m),
-        Event::ServerError { error, .. } => {
+        Event::ServerError { error, closes } => {
+            out.closed_by_error |= *closes;
             out.errors.push(format!("{:?}: {}", error.code, error.text))
         }
         Event::SnapshotChecked { agrees, .. } => out.snapshot_agreed = Some(*agrees),

@@ -9,8 +9,8 @@ MATCHES=${1:-50}
 PLAYERS=${2:-8}
 TURNS=${3:-300}
 cd "$(git rev-parse --show-toplevel)"
-cargo build --release -q -p cohort-server -p cohort-client
-out=$(mktemp -d)
+[ "${LOAD_BUILD:-1}" = 0 ] || cargo build --release -q -p cohort-server -p cohort-client
+out=${LOAD_OUT:-$(mktemp -d)}; mkdir -p "$out"
 trap 'kill $pid 2>/dev/null || true; kill $sampler 2>/dev/null || true' EXIT
 target/release/cohort-server --listen 127.0.0.1:0 --matches "$MATCHES" --players "$PLAYERS" \
   --secret bench --tokens-file "$out/tokens.json" --stats-file "$out/stats.json" \

@@ -87,6 +87,11 @@ pub struct Args {
     /// Write the matches' figures (turn timing, traffic) as JSON to this file on exit.
     #[arg(long, env = "COHORT_STATS_FILE")]
     pub stats_file: Option<PathBuf>,
+    /// The ruleset file (TOML, docs/RULESET.md) every match plays by, instead of the embedded
+    /// default. Clients must play by the same one (`cohort play --ruleset`): the join compares
+    /// the hashes.
+    #[arg(long, env = "COHORT_RULESET", value_name = "FILE")]
+    pub ruleset: Option<PathBuf>,
     /// Run under Agones: tell the SDK sidecar on localhost ready, health and shutdown (on by
     /// itself when AGONES_SDK_HTTP_PORT is set, as Agones does).
     #[arg(long, env = "COHORT_AGONES")]
@@ -167,6 +172,22 @@ pub struct ServerConfig {
     /// The Agones SDK sidecar to tell ready, health and shutdown (none: not under Agones).
     pub agones: Option<SocketAddr>,
     pub matches: Vec<Settings>,
+}
+
+/// The ruleset `--ruleset` names, or the embedded default.
+pub fn load_ruleset(args: &Args) -> Result<Ruleset> {
+    let Some(path) = &args.ruleset else {
+        return Ok(Ruleset::default_rules());
+    };
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading the ruleset {}", path.display()))?;
+    let origin = path.display().to_string();
+    Ruleset::from_toml(&text, &origin).map_err(|e| {
+        anyhow::anyhow!(
+            "{}",
+            cohort_sim::scenario::ruleset_error(&origin, &text, &e)
+        )
+    })
 }
 
 impl ServerConfig {

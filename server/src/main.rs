@@ -5,10 +5,9 @@ use anyhow::{Context, Result};
 use clap::Parser;
 use cohort_protocol::message::Role;
 use cohort_protocol::token::{mint, Claims};
-use cohort_server::config::{Args, ServerConfig};
+use cohort_server::config::{load_ruleset, Args, ServerConfig};
 use cohort_server::driver::{self, unix_now, Started};
 use cohort_server::tls::Identity;
-use cohort_sim::Ruleset;
 use std::process::ExitCode;
 use std::sync::Arc;
 use tokio::sync::watch;
@@ -33,7 +32,7 @@ fn main() -> ExitCode {
 }
 
 fn run(args: Args) -> Result<()> {
-    let rules = Arc::new(Ruleset::default_rules());
+    let rules = Arc::new(load_ruleset(&args)?);
     let config = ServerConfig::load(&args, &rules)?;
     let identity = match &config.cert {
         Some((cert, key)) => Identity::from_files(cert, key)?,

@@ -1,7 +1,16 @@
 //! The real `cohort-server` binary under Agones, with a real HTTP listener on loopback standing
 //! in for the SDK sidecar (the sidecar itself cannot run here): `AGONES_SDK_HTTP_PORT` set as
 //! Agones sets it, the server says `POST /ready`, then `POST /health`, and on SIGTERM
-//! `POST /shutdown`, in that order. Without a sidecar it serves and shuts down all the same.
+//! `POST /shutdown`, in that order — or, when its matches have ended by themselves, on its way
+//! out. Without a sidecar it serves and shuts down all the same.
+
+use cohort_client::brain::RandomBrain;
+use cohort_client::core::ClientOptions;
+use cohort_client::net::ServerAuth;
+use cohort_client::session::{run_bot, BotPlan, Connect};
+use cohort_protocol::fingerprint::parse_fingerprint;
+use cohort_sim::Ruleset;
+use std::sync::Arc;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener};
@@ -44,6 +53,9 @@ fn fake_sidecar() -> (SocketAddr, mpsc::Receiver<String>) {
 
 struct Server {
     child: Child,
+    /// The UDP address and certificate fingerprint it printed.
+    addr: String,
+    fingerprint: [u8; 32],
     /// What the server logs, line by line.
     logs: mpsc::Receiver<String>,
 }
@@ -74,6 +86,9 @@ fn start_server(name: &str, env: &[(&str, String)], extra: &[&str]) -> Server {
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let first = lines.next().unwrap().unwrap();
     assert!(first.starts_with("cohort-server listening"), "{first}");
+    let addr = first.split_whitespace().nth(4).unwrap().to_string();
+    let second = lines.next().unwrap().unwrap();
+    let fingerprint = parse_fingerprint(second.rsplit(' ').next().unwrap()).unwrap();
     std::thread::spawn(move || for _ in lines {});
     let (tx, logs) = mpsc::channel();
     let stderr = BufReader::new(child.stderr.take().unwrap());
@@ -84,7 +99,12 @@ fn start_server(name: &str, env: &[(&str, String)], extra: &[&str]) -> Server {
             }
         }
     });
-    Server { child, logs }
+    Server {
+        child,
+        addr,
+        fingerprint,
+        logs,
+    }
 }
 
 impl Server {
@@ -102,20 +122,22 @@ impl Server {
     }
 }
 
-fn sigterm(server: &mut Server) -> std::process::ExitStatus {
-    let pid = server.child.id().to_string();
-    Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+/// Waits for the server to exit by itself.
+fn exits(server: &mut Server) -> std::process::ExitStatus {
     let deadline = std::time::Instant::now() + STEP_TIMEOUT;
     loop {
         if let Some(status) = server.child.try_wait().unwrap() {
             return status;
         }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the server exits after SIGTERM"
-        );
+        assert!(std::time::Instant::now() < deadline, "the server exits");
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+fn sigterm(server: &mut Server) -> std::process::ExitStatus {
+    let pid = server.child.id().to_string();
+    Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    exits(server)
 }
 
 #[test]
@@ -149,6 +171,85 @@ fn under_agones_the_server_says_ready_then_health_then_shutdown() {
         "{rest:?}"
     );
     assert!(calls.try_recv().is_err(), "nothing after /shutdown");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn when_its_matches_end_the_server_says_shutdown_on_its_way_out() {
+    let (sidecar, calls) = fake_sidecar();
+    let dir = std::env::temp_dir().join(format!("cohort-agones-tokens-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let tokens_file = dir.join("tokens.json");
+    let mut server = start_server(
+        "end",
+        &[("AGONES_SDK_HTTP_PORT", sidecar.port().to_string())],
+        &[
+            "--turn-ticks",
+            "2",
+            "--max-turns",
+            "10",
+            "--tokens-file",
+            tokens_file.to_str().unwrap(),
+        ],
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&tokens_file).unwrap()).unwrap();
+    let connect = Connect {
+        server: server.addr.clone(),
+        auth: ServerAuth::Fingerprint(server.fingerprint),
+        server_name: "localhost".into(),
+    };
+    let bots: Vec<_> = (0..2)
+        .map(|p| {
+            let plan = BotPlan {
+                options: ClientOptions {
+                    token: json["matches"][0]["players"][p].as_str().unwrap().into(),
+                    name: format!("bot{p}"),
+                    simulate: true,
+                    perturb_at_turn: None,
+                },
+                brain: Box::new(RandomBrain::new(p as u64)),
+                turns: None,
+                keep_hashes: false,
+            };
+            let connect = connect.clone();
+            tokio::spawn(async move {
+                run_bot(&connect, plan, Arc::new(Ruleset::default_rules())).await
+            })
+        })
+        .collect();
+    for b in bots {
+        let o = tokio::time::timeout(STEP_TIMEOUT, b)
+            .await
+            .expect("the bot finishes")
+            .unwrap()
+            .unwrap();
+        assert_eq!(o.tally.turns_run, 10);
+    }
+    let status = tokio::task::spawn_blocking(move || {
+        let status = exits(&mut server);
+        let mut seen = Vec::new();
+        while seen
+            .last()
+            .is_none_or(|c| c != "POST /shutdown HTTP/1.1 {}")
+        {
+            seen.push(calls.recv_timeout(STEP_TIMEOUT).expect("a call"));
+        }
+        (status, seen)
+    })
+    .await
+    .unwrap();
+    let (status, seen) = status;
+    assert!(status.success());
+    assert_eq!(
+        seen.first().map(String::as_str),
+        Some("POST /ready HTTP/1.1 {}")
+    );
+    let middle = &seen[1..seen.len() - 1];
+    assert!(
+        middle.iter().all(|c| c == "POST /health HTTP/1.1 {}"),
+        "{seen:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

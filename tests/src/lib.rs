@@ -11,7 +11,7 @@ use cohort_client::session::{run_bot, BotOutcome, BotPlan, Connect};
 use cohort_protocol::message::Role;
 use cohort_protocol::replay::{read_replay, Replay};
 use cohort_protocol::token::{mint, Claims};
-use cohort_server::config::{Args, ServerConfig};
+use cohort_server::config::{load_ruleset, Args, ServerConfig};
 use cohort_server::driver::{serve, unix_now, ServerSummary};
 use cohort_server::tls::Identity;
 use cohort_sim::Ruleset;
@@ -68,7 +68,7 @@ impl TestServer {
         ];
         argv.extend(flags.iter().map(|s| s.to_string()));
         let args = Args::try_parse_from(argv).context("server flags")?;
-        let rules = Arc::new(Ruleset::default_rules());
+        let rules = Arc::new(load_ruleset(&args)?);
         let config = ServerConfig::load(&args, &rules)?;
         let identity = Identity::self_signed()?;
         let (tx, rx) = watch::channel(false);
@@ -166,8 +166,17 @@ pub fn idle() -> Box<dyn Brain> {
 
 /// Runs a bot in its own task.
 pub fn spawn_bot(server: &TestServer, plan: BotPlan) -> JoinHandle<Result<BotOutcome>> {
+    spawn_bot_with(server, plan, Arc::new(Ruleset::default_rules()))
+}
+
+/// [`spawn_bot`] playing by `rules`.
+pub fn spawn_bot_with(
+    server: &TestServer,
+    plan: BotPlan,
+    rules: Arc<Ruleset>,
+) -> JoinHandle<Result<BotOutcome>> {
     let connect = server.connect();
-    tokio::spawn(async move { run_bot(&connect, plan, Arc::new(Ruleset::default_rules())).await })
+    tokio::spawn(async move { run_bot(&connect, plan, rules).await })
 }
 
 /// Waits for a bot's task, bounded.

@@ -1,14 +1,13 @@
 //! `cohort bot`: clients that play by themselves, for demos, tests and load.
 
 use super::connect::ConnectArgs;
+use super::ruleset::RulesetArgs;
 use anyhow::{bail, Context, Result};
 use cohort_client::brain::{Brain, RandomBrain, Script};
 use cohort_client::core::ClientOptions;
 use cohort_client::session::{run_bot, BotOutcome, BotPlan};
-use cohort_sim::Ruleset;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 /// Run bots: N clients in one process, each joining with its own token and playing scripted or
 /// seeded-random orders for its own units.
@@ -17,11 +16,14 @@ use std::sync::Arc;
 /// --no-sim (pure load: commands and acknowledgements, no hashes; the server still runs the
 /// sim). At the end one JSON line per bot is printed: turns run, hashes agreed and disagreed,
 /// desync notices, commands sent, last round-trip time. Exits 0 when no bot saw its hash
-/// differ, 1 otherwise, 2 on an error.
+/// differ, 1 otherwise, 2 if a bot failed (it could not connect, or the server refused or
+/// dropped it).
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
     connect: ConnectArgs,
+    #[command(flatten)]
+    ruleset: RulesetArgs,
     /// Join tokens, one per bot (repeat the flag or separate with commas).
     #[arg(long = "token", required = true, value_delimiter = ',', num_args = 1..)]
     tokens: Vec<String>,
@@ -62,7 +64,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         }
         None => None,
     };
-    let rules = Arc::new(Ruleset::default_rules());
+    let rules = args.ruleset.load()?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -104,6 +106,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
             Ok(o) => {
                 if o.tally.hashes_disagreed > 0 || !o.desyncs.is_empty() {
                     code = ExitCode::from(1);
+                }
+                if o.closed_by_error {
+                    failed += 1;
                 }
                 println!(
                     "{}",

@@ -5,6 +5,7 @@ pub mod connect;
 pub mod play;
 pub mod render;
 pub mod replay;
+pub mod ruleset;
 pub mod sim;
 pub mod token;
 pub mod verify;

@@ -1,14 +1,13 @@
 //! `cohort play`: join a match and play it from the keyboard (or a pipe).
 
 use super::connect::ConnectArgs;
+use super::ruleset::RulesetArgs;
 use anyhow::{Context, Result};
 use cohort_client::core::{ClientCore, ClientOptions, Event};
 use cohort_client::net::{drive, Link};
 use cohort_protocol::message::Role;
-use cohort_sim::Ruleset;
 use std::io::BufRead;
 use std::process::ExitCode;
-use std::sync::Arc;
 use tokio::sync::mpsc;
 
 /// How many typed lines may wait to be sent.
@@ -26,6 +25,8 @@ const LINE_QUEUE: usize = 64;
 pub struct Args {
     #[command(flatten)]
     connect: ConnectArgs,
+    #[command(flatten)]
+    ruleset: RulesetArgs,
     /// The join token the server's operator gave you (names the match and your slot).
     #[arg(long, env = "COHORT_TOKEN")]
     token: String,
@@ -40,7 +41,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> Result<ExitCode> {
     let connect = args.connect.connect()?;
-    let rules = Arc::new(Ruleset::default_rules());
+    let rules = args.ruleset.load()?;
     let (tx, rx) = mpsc::channel::<String>(LINE_QUEUE);
     std::thread::spawn(move || {
         for line in std::io::stdin().lock().lines() {
@@ -66,6 +67,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             rules,
         );
         let mut diverged = false;
+        let mut closed_by_error = false;
         let mut status_every = 8u64;
         let mut on_event = |core: &mut ClientCore, e: &Event| {
             if let Some(c) = core.config() {
@@ -138,12 +140,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
                     Some(p) => println!("resumed by player {p}"),
                     None => println!("resumed"),
                 },
-                Event::ServerError { error, closes } => eprintln!(
-                    "server: {:?}: {}{}",
-                    error.code,
-                    error.text,
-                    if *closes { " (connection closed)" } else { "" }
-                ),
+                Event::ServerError { error, closes } => {
+                    // Refused at the door, dropped, or closed for bad input: an error (exit 2).
+                    closed_by_error |= *closes;
+                    eprintln!(
+                        "server: {:?}: {}{}",
+                        error.code,
+                        error.text,
+                        if *closes { " (connection closed)" } else { "" }
+                    )
+                }
                 Event::Refused(why) => eprintln!("refused: {why}"),
                 Event::Help(text) => println!("{text}"),
                 Event::Ended(m) => println!(
@@ -153,7 +159,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
             }
         };
         drive(core, link, Some(rx), &mut on_event).await?;
-        Ok(if diverged {
+        Ok(if closed_by_error {
+            ExitCode::from(2)
+        } else if diverged {
             ExitCode::from(1)
         } else {
             ExitCode::SUCCESS

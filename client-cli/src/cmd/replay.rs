@@ -1,5 +1,6 @@
 //! `cohort replay`: re-simulate a replay or a desync report and check every recorded hash.
 
+use super::ruleset::RulesetArgs;
 use anyhow::{Context, Result};
 use cohort_client::verify::{narration, narrow_report, verify_replay, Narrowing, Verdict};
 use cohort_protocol::replay::{read_replay, REPLAY_MAGIC};
@@ -8,7 +9,6 @@ use cohort_sim::Ruleset;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 /// Re-simulate a replay or a desync report and check every recorded hash.
 ///
@@ -24,9 +24,8 @@ use std::sync::Arc;
 pub struct Args {
     /// A replay (`.replay`, starts with COHORTRP) or a desync report (starts with COHORTDR).
     file: PathBuf,
-    /// The ruleset the match was played under, if not the embedded default.
-    #[arg(long, value_name = "FILE")]
-    ruleset: Option<PathBuf>,
+    #[command(flatten)]
+    ruleset: RulesetArgs,
     /// No progress bar.
     #[arg(long)]
     quiet: bool,
@@ -35,15 +34,7 @@ pub struct Args {
 pub fn run(args: Args) -> Result<ExitCode> {
     let bytes = std::fs::read(&args.file)
         .with_context(|| format!("cannot read {}", args.file.display()))?;
-    let rules = Arc::new(match &args.ruleset {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read the ruleset {}", path.display()))?;
-            Ruleset::from_toml(&text, &path.display().to_string())
-                .with_context(|| format!("the ruleset {}", path.display()))?
-        }
-        None => Ruleset::default_rules(),
-    });
+    let rules = args.ruleset.load()?;
     let name = args.file.display().to_string();
     if bytes.starts_with(&REPORT_MAGIC) {
         let report = read_report(&bytes).with_context(|| format!("{name} is unreadable"))?;

@@ -2,7 +2,7 @@
 
 use anyhow::{bail, Context, Result};
 use cohort_sim::map::{MapOptions, DEFAULT_MAP_SEED, DEFAULT_MAP_SIZE};
-use cohort_sim::scenario::{self, ruleset_error, Report, Runner, Scenario};
+use cohort_sim::scenario::{self, Report, Runner, Scenario};
 use cohort_sim::{Fx, Ruleset, Vec2, World};
 use serde::Serialize;
 use std::io::Write;
@@ -52,17 +52,11 @@ pub struct Source {
 
 /// Loads a scenario (or the default map) with the files it names read from disk.
 pub fn load(source: &Source) -> Result<Scenario> {
-    let rules = match source.rules.as_deref() {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read the ruleset {}", path.display()))?;
-            let origin = path.display().to_string();
-            let r = Ruleset::from_toml(&text, &origin)
-                .map_err(|e| anyhow::anyhow!("{}", ruleset_error(&origin, &text, &e)))?;
-            Some(Arc::new(r))
-        }
-        None => None,
-    };
+    let rules = source
+        .rules
+        .as_deref()
+        .map(super::ruleset::read_ruleset)
+        .transpose()?;
     if source.default_map {
         let opts = MapOptions {
             seed: source.seed,

@@ -19,6 +19,7 @@ use crate::position::{Tile, Vec2};
 use crate::ruleset::Ruleset;
 use crate::world::EntityId;
 use serde::{Deserialize, Serialize};
+use std::sync::{Arc, Mutex};
 
 /// Index of a terrain in the ruleset.
 pub type TerrainId = u8;
@@ -71,6 +72,25 @@ pub struct Grid {
     /// Derived: per layer, whether each tile is open with every gate shut. Rebuilt on load.
     #[serde(skip)]
     open: Vec<Vec<bool>>,
+    /// Not state: counts every change to what the grid serializes (terrain, elevation,
+    /// occupancy), so its canonical encoding is cached between changes.
+    #[serde(skip)]
+    revision: u64,
+    /// Derived: the canonical encoding at some revision (see [`Grid::canonical`]).
+    #[serde(skip)]
+    canon: CanonCache,
+}
+
+/// The grid's canonical encoding and the revision it was taken at. Behind a mutex because it
+/// is filled through `&self` (hashing); an uncontended lock is all it ever costs.
+#[derive(Debug, Default)]
+struct CanonCache(Mutex<Option<(u64, Arc<[u8]>)>>);
+
+impl Clone for CanonCache {
+    fn clone(&self) -> CanonCache {
+        let cached = self.0.lock().map(|c| c.clone()).unwrap_or(None);
+        CanonCache(Mutex::new(cached))
+    }
 }
 
 impl Grid {
@@ -89,6 +109,8 @@ impl Grid {
             walk_revision: vec![0; layers],
             terrain_revision: vec![0; layers],
             open: Vec::new(),
+            revision: 0,
+            canon: CanonCache::default(),
         };
         g.rebuild_open();
         g
@@ -273,6 +295,26 @@ impl Grid {
         self.terrain_revision[layer as usize]
     }
 
+    /// Counts every change to terrain, elevation or occupancy since this grid was made or
+    /// loaded. Not part of the state (never serialized): it only keys the cached encoding.
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// The grid's canonical encoding (what `World::hash` feeds the hasher for it), taken again
+    /// only after a change: between changes every turn's hash reuses it.
+    pub fn canonical(&self) -> Arc<[u8]> {
+        let mut cache = self.canon.0.lock().unwrap_or_else(|e| e.into_inner());
+        match &*cache {
+            Some((revision, bytes)) if *revision == self.revision => bytes.clone(),
+            _ => {
+                let bytes: Arc<[u8]> = crate::hash::canonical_bytes(self).into();
+                *cache = Some((self.revision, bytes.clone()));
+                bytes
+            }
+        }
+    }
+
     /// Changes a tile's terrain. Bumps the walk and terrain revisions of exactly the layers whose
     /// answer for this tile changed.
     pub fn set_terrain(&mut self, t: Tile, terrain: TerrainId) {
@@ -281,6 +323,7 @@ impl Grid {
             .map(|l| self.terrain_allows(l as LayerId, i))
             .collect();
         self.terrain[i] = terrain;
+        self.revision += 1;
         for (l, was) in before.into_iter().enumerate() {
             if self.terrain_allows(l as LayerId, i) != was {
                 self.terrain_revision[l] += 1;
@@ -292,6 +335,7 @@ impl Grid {
     pub fn set_elevation(&mut self, t: Tile, e: i8) {
         if let Some(i) = self.index(t) {
             self.elevation[i] = e;
+            self.revision += 1;
         }
     }
 
@@ -301,6 +345,7 @@ impl Grid {
         let Some(i) = self.index(t) else { return };
         let before = self.occupant[i];
         self.occupant[i] = o;
+        self.revision += 1;
         // A gate's lock changes keyed passability but not the unkeyed bitmap: count it too.
         let gate_changed =
             matches!(before, Occupant::Gate { .. }) || matches!(o, Occupant::Gate { .. });

@@ -1,0 +1,37 @@
+//! The `--ruleset` flag of the subcommands that play or re-simulate a match.
+
+use anyhow::{Context, Result};
+use cohort_sim::scenario::ruleset_error;
+use cohort_sim::Ruleset;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Which ruleset the match is played under.
+#[derive(clap::Args, Clone, Debug)]
+pub struct RulesetArgs {
+    /// The ruleset file (TOML, docs/RULESET.md) the match is played under, if not the embedded
+    /// default. It must be the match's (`cohort-server --ruleset`): their hashes are compared,
+    /// at the join (another is refused, `RulesetMismatch`) and before re-simulating a replay.
+    #[arg(long, value_name = "FILE", env = "COHORT_RULESET")]
+    pub ruleset: Option<PathBuf>,
+}
+
+impl RulesetArgs {
+    /// The named ruleset, or the embedded default.
+    pub fn load(&self) -> Result<Arc<Ruleset>> {
+        match &self.ruleset {
+            Some(path) => read_ruleset(path),
+            None => Ok(Arc::new(Ruleset::default_rules())),
+        }
+    }
+}
+
+/// A ruleset file, read; a fault names the file, line and field.
+pub fn read_ruleset(path: &Path) -> Result<Arc<Ruleset>> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the ruleset {}", path.display()))?;
+    let origin = path.display().to_string();
+    let rules = Ruleset::from_toml(&text, &origin)
+        .map_err(|e| anyhow::anyhow!("{}", ruleset_error(&origin, &text, &e)))?;
+    Ok(Arc::new(rules))
+}
