@@ -56,6 +56,8 @@ struct Server {
     /// The UDP address and certificate fingerprint it printed.
     addr: String,
     fingerprint: [u8; 32],
+    /// Its replay and report directories' parent, removed at the end.
+    dir: std::path::PathBuf,
     /// What the server logs, line by line.
     logs: mpsc::Receiver<String>,
 }
@@ -64,6 +66,7 @@ impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
@@ -103,6 +106,7 @@ fn start_server(name: &str, env: &[(&str, String)], extra: &[&str]) -> Server {
         child,
         addr,
         fingerprint,
+        dir,
         logs,
     }
 }
