@@ -7,7 +7,9 @@
 # that failed, the load average before and after, UDP receive-buffer drops on the machine.
 # Usage: server/bench/lockstep_load.sh [MATCHES] [PLAYERS] [TURNS]
 # LOAD_OUT=DIR keeps the run's files in DIR; LOAD_BUILD=0 skips the release build. The bots
-# are stopped after 60 s + 1 s per turn (a lobby that never fills does not hang the run).
+# are stopped after 60 s + 1 s per turn (a lobby that never fills does not hang the run). The
+# bot process runs at nice LOAD_BOT_NICE (default 10): it stands in for clients on other
+# machines, so on a shared machine it yields the cores to the server it measures.
 set -euo pipefail
 MATCHES=${1:-50}
 PLAYERS=${2:-8}
@@ -35,7 +37,8 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 udp_drops() { awk '/^Udp:/ && $2 ~ /^[0-9]+$/ {print $6}' /proc/net/snmp; }
 drops_before=$(udp_drops)
 start=$(date +%s.%N)
-timeout $((60 + TURNS)) target/release/cohort bot --server "$addr" --fingerprint "$fp" --token "$tokens" \
+timeout $((60 + TURNS)) nice -n "${LOAD_BOT_NICE:-10}" /usr/bin/time -f "%U %S" -o "$out/bot.time" \
+  target/release/cohort bot --server "$addr" --fingerprint "$fp" --token "$tokens" \
   --clients $((MATCHES * PLAYERS)) --no-sim --turns "$TURNS" >"$out/bots.jsonl" 2>"$out/bots.err" || true
 end=$(date +%s.%N)
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -56,6 +59,11 @@ cpu_s = int(samples[-1][0]) / hz if samples else None
 peak_kib = max(int(s[1]) for s in samples) if samples else None
 bots = [json.loads(l) for l in open(f"{out}/bots.jsonl") if l.startswith("{")]
 clients = matches * players
+try:
+    u, sy = open(f"{out}/bot.time").read().split()[-2:]
+    bot_cpu = round(100 * (float(u) + float(sy)) / seconds, 1)
+except (OSError, ValueError):
+    bot_cpu = None
 print(json.dumps({
     "command": f"server/bench/lockstep_load.sh {matches} {players} {turns}",
     "matches": matches, "players_per_match": players, "clients": clients,
@@ -72,6 +80,7 @@ print(json.dumps({
     "server_cpu_percent_of_one_core": round(100 * cpu_s / seconds, 1) if cpu_s else None,
     "server_peak_rss_mib": round(peak_kib / 1024, 1) if peak_kib else None,
     "server_peak_rss_mib_per_match": round(peak_kib / 1024 / matches, 2) if peak_kib else None,
+    "bot_cpu_percent_of_one_core": bot_cpu,
     "bytes_out_per_client_per_second": round(stats["bytes_out"] / clients / seconds),
     "bytes_in_per_client_per_second": round(stats["bytes_in"] / clients / seconds),
     "desyncs": stats["desyncs"], "dropped": stats["dropped"],
