@@ -23,6 +23,10 @@ enum Cmd {
     Replay(cmd::replay::Args),
     Token(cmd::token::Args),
     /// Run the movement spec's self-checks, printing each one's figures; exit 1 on a failure.
+    ///
+    /// Each check runs its scene from a scenario file of scenarios/verify/, embedded in this
+    /// binary (so it runs from anywhere), or read from `--dir DIR`. A figure that did not hold is
+    /// marked `!`. The checks and what each holds: docs/SCENARIOS.md, "cohort verify".
     Verify(cmd::verify::Args),
 }
 

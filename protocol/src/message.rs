@@ -38,8 +38,8 @@ pub enum ClientMessage {
         resign: bool,
     },
     /// Answers [`ServerMessage::SnapshotRequest`] when the client no longer holds (or never
-    /// ran) its state after `turn`; `reason` says why, in at most
-    /// [`crate::limits::MAX_CHAT_BYTES`].
+    /// ran) its state after `turn`; `reason` says why (the server logs its first
+    /// [`crate::limits::MAX_CHAT_BYTES`]).
     SnapshotUnavailable {
         turn: u64,
         reason: String,

@@ -3,7 +3,8 @@
 //! (`AGONES_SDK_HTTP_PORT`): `POST /ready` once it can take players, `POST /health` every
 //! [`HEALTH_INTERVAL`] while it runs, `POST /shutdown` when its matches have ended or it shuts
 //! down. Three fixed calls, so a minimal HTTP/1.1 client over a tokio `TcpStream` does it; no
-//! HTTP or gRPC stack is pulled in.
+//! HTTP or gRPC stack is pulled in (the `agones` crate speaks gRPC through tonic and prost, a
+//! large build for three calls; allocation, its other use, is the matchmaker's, not ours).
 //!
 //! The sidecar may start after the server (Agones says so), be slow or be absent: a call that
 //! fails is logged at `warn` and never blocks or stops the server. `/ready` is retried every

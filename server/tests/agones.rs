@@ -39,6 +39,9 @@ fn fake_sidecar() -> (SocketAddr, mpsc::Receiver<String>) {
                     Ok(n) => request.extend_from_slice(&buf[..n]),
                 }
             }
+            if !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                continue; // A call cut short (a health ping stopped by shutdown): not a call.
+            }
             let text = String::from_utf8_lossy(&request).to_string();
             let line = text.lines().next().unwrap_or_default().to_string();
             let body = text.split("\r\n\r\n").nth(1).unwrap_or_default();
@@ -56,6 +59,8 @@ struct Server {
     /// The UDP address and certificate fingerprint it printed.
     addr: String,
     fingerprint: [u8; 32],
+    /// Its replay and report directories' parent, removed at the end.
+    dir: std::path::PathBuf,
     /// What the server logs, line by line.
     logs: mpsc::Receiver<String>,
 }
@@ -64,6 +69,7 @@ impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
@@ -103,6 +109,7 @@ fn start_server(name: &str, env: &[(&str, String)], extra: &[&str]) -> Server {
         child,
         addr,
         fingerprint,
+        dir,
         logs,
     }
 }

@@ -4,9 +4,13 @@
 
 mod common;
 
+use cohort_sim::nav::spot::K_ROUNDING;
+use cohort_sim::position::{fx_ratio, Bounds, Fx, Vec2};
 use cohort_sim::scenario::Runner;
+use cohort_sim::walk::{in_range, K_INSIDE};
+use cohort_sim::world::Unit;
 use cohort_sim::world::{Order, UnitState};
-use cohort_sim::EntityId;
+use cohort_sim::{EntityId, World};
 
 /// spec "Units sent together": the tick benchmark's 200 militia, sent as a block to one point
 /// across the default map's lake, share their walks — at most 10 searches.
@@ -71,4 +75,128 @@ fn idle_units_fight_back_when_struck() {
         start[1].position,
         "the archer shot back from where it stood"
     );
+}
+
+/// spec "Standing spots": 8 villagers sent to one tile of a 2x2 gold mine beside a camp all find
+/// a spot along the mine's faces at once (own face first, then round the corners), none stacked
+/// at any tick, and bring gold to the camp.
+#[test]
+fn gatherers_stand_along_the_mine_faces() {
+    let s = common::load("mine_faces_8.toml");
+    let ticks = s.ticks;
+    let mut r = Runner::new(s);
+    let villager = r.world.rules().unit_kind("villager").unwrap();
+    let radius = r.world.rules().units[villager as usize].radius;
+    // The mine: gold tiles (14..=15, 6..=7).
+    let mine = Bounds {
+        min: Vec2::new(fx_ratio(27, 2), fx_ratio(11, 2)),
+        max: Vec2::new(fx_ratio(31, 2), fx_ratio(15, 2)),
+    };
+    let at_work = |w: &World, u: &Unit| match u.order {
+        Order::Gather { target } => {
+            u.route.is_none() && in_range(w, u.position, radius, target, K_INSIDE)
+        }
+        _ => false,
+    };
+    let mut all_at_once = false;
+    let mut faces = [false; 4];
+    r.run(ticks, |w| {
+        let working: Vec<&Unit> = w.state.units.iter().filter(|u| at_work(w, u)).collect();
+        for (k, a) in working.iter().enumerate() {
+            let d = mine.distance_from(a.position);
+            assert!(
+                d >= radius - K_INSIDE - K_ROUNDING && d <= radius + K_ROUNDING,
+                "tick {}: villager {} works {d} from the mine",
+                w.tick(),
+                a.id.0
+            );
+            for b in &working[k + 1..] {
+                assert!(
+                    a.position.chebyshev(b.position) >= radius * 2 - K_ROUNDING,
+                    "tick {}: villagers {} and {} stacked at {:?} and {:?}",
+                    w.tick(),
+                    a.id.0,
+                    b.id.0,
+                    a.position,
+                    b.position
+                );
+            }
+        }
+        if working.len() == 8 {
+            all_at_once = true;
+            for u in &working {
+                let m = mine.middle();
+                let (dx, dy) = (u.position.x - m.x, u.position.y - m.y);
+                let side = if dx.abs() > dy.abs() {
+                    usize::from(dx > Fx::ZERO)
+                } else {
+                    2 + usize::from(dy > Fx::ZERO)
+                };
+                faces[side] = true;
+            }
+        }
+    });
+    assert!(all_at_once, "all 8 stood at the mine at once");
+    assert!(
+        faces.iter().filter(|&&f| f).count() >= 2,
+        "round a corner: {faces:?}"
+    );
+    assert!(
+        r.world.state.players[0].stock.iter().sum::<u32>() > 0,
+        "gold reached the camp"
+    );
+}
+
+/// spec "Formations": a Line of knights, militia and archers (three speeds) sent 45 tiles
+/// arrives together — within a second, each on its place — every walk capped at (or below)
+/// the slowest member's speed.
+#[test]
+fn a_formation_of_mixed_speeds_arrives_together() {
+    let scenario = common::load("formation_arrives_together.toml");
+    let ticks = scenario.ticks - 2;
+    let mut r = Runner::new(scenario);
+    r.run(2, |_| {});
+    let w = &r.world;
+    let slowest = w
+        .state
+        .units
+        .iter()
+        .map(|u| cohort_sim::walk::speed_of(w, u))
+        .min()
+        .unwrap();
+    let places: Vec<(EntityId, Vec2)> = w
+        .state
+        .units
+        .iter()
+        .map(|u| {
+            let cap = u.route.as_ref().and_then(|r| r.speed_cap).expect("capped");
+            assert!(cap <= slowest, "unit {} capped at {cap}", u.id.0);
+            match u.order {
+                Order::Move { to } => (u.id, to),
+                _ => panic!("unit {} not sent", u.id.0),
+            }
+        })
+        .collect();
+    let mut arrived: Vec<Option<u64>> = vec![None; places.len()];
+    r.run(ticks, |w| {
+        for (k, (id, _)) in places.iter().enumerate() {
+            if arrived[k].is_none() && w.unit(*id).is_some_and(|u| u.route.is_none()) {
+                arrived[k] = Some(w.tick());
+            }
+        }
+    });
+    let arrived: Vec<u64> = arrived.into_iter().map(|a| a.expect("arrived")).collect();
+    let spread_ms = (arrived.iter().max().unwrap() - arrived.iter().min().unwrap()) * 16;
+    assert!(
+        spread_ms <= 1000,
+        "arrivals spread over {spread_ms} ms: {arrived:?}"
+    );
+    for (id, place) in &places {
+        let at = r.world.unit(*id).unwrap().position;
+        assert!(
+            at.distance(*place) <= cohort_sim::formation::K_SPACING / 2,
+            "unit {} stands at {at:?}, its place {place:?}",
+            id.0
+        );
+    }
 }

@@ -8,9 +8,7 @@ use cohort_sim::verify::{Embedded, CHECKS};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Run the movement self-checks (all of them when no names are given). Each check loads its
-/// scene from a scenario file of scenarios/verify/ (embedded in this binary), runs it and
-/// measures. Exits 1 when a check fails.
+/// The arguments of `cohort verify`.
 #[derive(ClapArgs)]
 pub struct Args {
     /// Checks to run, by name: planner, march, sharedwalk, crowdgoal, replanspread, arrive50,

@@ -7,6 +7,7 @@ mod aftermath;
 mod combat;
 mod movement;
 mod orders;
+mod patch;
 mod work;
 
 pub use movement::speed_per_tick;

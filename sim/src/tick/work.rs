@@ -9,6 +9,7 @@
 //! the nearest resource of the same kind within [`K_NEXT_RESOURCE_REACH`]. A villager told to
 //! build works at a foundation from its own spot until the building is complete.
 
+use super::patch::{part_beside, patch_of};
 use crate::nav::{
     find_standing_spot, region_here, route_for, spot::stands_in, Approach, Ask, Spot,
 };
@@ -37,16 +38,17 @@ pub fn run(world: &mut World) {
     }
 }
 
-/// The ground a worker approaches: a resource's tile or a building's footprint.
-fn ground_of(world: &World, id: EntityId) -> Option<Bounds> {
-    if let Some(r) = world.resource(id) {
-        return Some(Bounds::of_tile(r.tile));
+/// The ground a worker approaches and what it is made of: a resource's patch
+/// ([`patch_of`]: a whole mine), or a building's footprint.
+fn ground_of(world: &World, id: EntityId) -> Option<(Bounds, Vec<EntityId>)> {
+    if world.resource(id).is_some() {
+        return patch_of(world, id);
     }
-    world.building(id).map(|b| b.footprint.bounds())
+    world.building(id).map(|b| (b.footprint.bounds(), vec![id]))
 }
 
-/// Where the crew mates of unit `i` at `target` stand or are headed.
-fn crew_spots(world: &World, i: usize, target: EntityId) -> Vec<Vec2> {
+/// Where the crew mates of unit `i` at any of `parts` stand, are headed or wait.
+fn crew_spots(world: &World, i: usize, parts: &[EntityId]) -> Vec<Vec2> {
     let me = world.state.units[i].id;
     world
         .state
@@ -55,19 +57,27 @@ fn crew_spots(world: &World, i: usize, target: EntityId) -> Vec<Vec2> {
         .filter(|u| {
             u.id != me
                 && u.hit_points > 0
-                && matches!(u.order, Order::Gather { target: t } | Order::Build { target: t } if t == target)
+                && matches!(u.order, Order::Gather { target: t } | Order::Build { target: t } if parts.contains(&t))
         })
         .filter_map(|u| u.work_spot)
         .collect()
 }
 
-/// Sends unit `i` to a standing spot at `target` (taking `taken` as spoken for); when all are
-/// taken it waits a body's width further out. Gives up when the ground is blocked all round.
-fn approach(world: &mut World, i: usize, target: EntityId, taken: &[Vec2]) {
-    let Some(ground) = ground_of(world, target) else {
+/// Sends unit `i` to a standing spot at `target`'s ground (its crew mates' spots taken: pass
+/// `crew` false for a drop site, where nobody keeps a spot); when all are taken it waits a body's
+/// width further out, its waiting place spoken for too. At a patch it gathers from the part
+/// beside its spot. Gives up when the ground is blocked all round.
+fn approach(world: &mut World, i: usize, target: EntityId, crew: bool) {
+    let Some((ground, parts)) = ground_of(world, target) else {
         give_up(&mut world.state.units[i]);
         return;
     };
+    let taken = if crew {
+        crew_spots(world, i, &parts)
+    } else {
+        Vec::new()
+    };
+    let taken = &taken[..];
     let u = &world.state.units[i];
     let radius = world.rules().units[u.kind as usize].radius;
     let key = world.key_of(u);
@@ -106,9 +116,17 @@ fn approach(world: &mut World, i: usize, target: EntityId, taken: &[Vec2]) {
     };
     if wait && at.chebyshev(p) <= radius {
         // Already waiting there.
-        world.state.units[i].work_spot = None;
+        world.state.units[i].work_spot = Some(p);
         return;
     }
+    let target = match world.state.units[i].order {
+        Order::Gather { .. } if !wait && parts.len() > 1 => {
+            let part = part_beside(world, &parts, p).unwrap_or(target);
+            world.state.units[i].order = Order::Gather { target: part };
+            part
+        }
+        _ => target,
+    };
     let ask = Ask {
         unit: id,
         from: at,
@@ -118,7 +136,7 @@ fn approach(world: &mut World, i: usize, target: EntityId, taken: &[Vec2]) {
     };
     let route = route_for(world, &ask);
     let u = &mut world.state.units[i];
-    u.work_spot = (!wait).then_some(p);
+    u.work_spot = Some(p);
     match route {
         Some(r) => u.route = Some(r),
         None if at.chebyshev(p) <= radius => u.route = None,
@@ -151,8 +169,7 @@ fn gather(world: &mut World, i: usize, target: EntityId) {
         return;
     }
     if !at_work(world, i, target) {
-        let taken = crew_spots(world, i, target);
-        approach(world, i, target, &taken);
+        approach(world, i, target, true);
         return;
     }
     let rk = &world.rules().resources[resource.kind as usize];
@@ -256,7 +273,7 @@ fn carry_to_drop(world: &mut World, i: usize) {
         .is_some_and(|r| r.target == Some(drop));
     if !walking_there {
         world.state.units[i].route = None;
-        approach(world, i, drop, &[]);
+        approach(world, i, drop, false);
     }
 }
 
@@ -273,8 +290,7 @@ fn build(world: &mut World, i: usize, target: EntityId) {
         return;
     }
     if !at_work(world, i, target) {
-        let taken = crew_spots(world, i, target);
-        approach(world, i, target, &taken);
+        approach(world, i, target, true);
         return;
     }
     world.state.units[i].state = UnitState::Building;

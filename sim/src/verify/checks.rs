@@ -418,6 +418,7 @@ pub fn replanspread(files: &dyn Files) -> Outcome {
     let army: Vec<EntityId> = (1..=4).flat_map(|k| s.ids(&format!("army{k}"))).collect();
     let window = (K_CHASE_REPLAN_MS / u64::from(TICK_MS)) as usize;
     let mut replanned: Vec<bool> = Vec::new();
+    let searches_before = s.world().counters.route_searches;
     for _ in 0..s.ticks {
         let before = s.world().counters.replans;
         s.step();
@@ -438,6 +439,10 @@ pub fn replanspread(files: &dyn Files) -> Outcome {
             .join("/"),
     );
     o.figure("ticks_in_500ms", window);
+    o.figure(
+        "route_searches",
+        s.world().counters.route_searches - searches_before,
+    );
     o.figure("spans", replanned.len().saturating_sub(window - 1));
     o.require("fewest_replan_ticks_in_any_500ms", fewest, fewest >= 6);
     o

@@ -5,11 +5,12 @@ use super::scene::Scene;
 use super::Outcome;
 use crate::astar::segment_enters;
 use crate::command::Command;
+use crate::formation::K_SPACING;
 use crate::nav::{region_here, K_GO_ROUND_CROWD};
 use crate::position::{fx_ratio, tile_of, Bounds, Fx, Tile, Vec2};
 use crate::scenario::Files;
 use crate::walk::speed_of;
-use crate::world::{EntityId, World, TICK_MS};
+use crate::world::{EntityId, Order, World, TICK_MS};
 
 /// Members of a formation arrive "together" when the first and the last reach their places
 /// within this many milliseconds (a second: less than the slowest member takes to walk one
@@ -284,7 +285,16 @@ pub fn formation(files: &dyn Files) -> Outcome {
                 .and_then(|u| u.route.as_ref().and_then(|r| r.speed_cap))
         })
         .collect();
-    let all_capped = caps.iter().all(|c| *c == Some(slowest));
+    // At the slowest speed, or below it for a shorter walk (so all arrive together).
+    let all_capped = caps.iter().all(|c| c.is_some_and(|c| c <= slowest));
+    // The place each was dealt: where its move order sends it.
+    let places: Vec<Option<Vec2>> = ids
+        .iter()
+        .map(|&id| match s.world().unit(id).map(|u| &u.order) {
+            Some(Order::Move { to }) => Some(*to),
+            _ => None,
+        })
+        .collect();
     let start = s.world().tick();
     let mut arrived: Vec<Option<u64>> = vec![None; ids.len()];
     let most = s.ticks;
@@ -304,6 +314,18 @@ pub fn formation(files: &dyn Files) -> Outcome {
     o.require("all_arrived", ran < most, ran < most);
     o.figure("first_arrival_ms", first * u64::from(TICK_MS));
     o.require("arrival_spread_ms", spread_ms, spread_ms <= K_TOGETHER_MS);
+    // "So a formation arrives without anyone shuffling apart": each stands on its place, within
+    // half the spacing of a formation.
+    let off_place = ids
+        .iter()
+        .zip(&places)
+        .filter(|(&id, place)| {
+            let at = s.world().unit(id).map(|u| u.position);
+            at.zip(**place)
+                .is_none_or(|(a, p)| a.distance(p) > K_SPACING / 2)
+        })
+        .count();
+    o.require("off_their_places", off_place, off_place == 0);
     o.kept_apart("", s.world(), &ids);
     o
 }
