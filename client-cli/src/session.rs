@@ -10,6 +10,7 @@ use cohort_sim::{Ruleset, StateHash};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::sync::Semaphore;
 
 /// Where and how a bot connects.
 #[derive(Clone, Debug)]
@@ -45,6 +46,8 @@ pub struct BotOutcome {
     /// Whether the server closed the connection with an error (refused at the door, dropped).
     pub closed_by_error: bool,
     pub last_rtt: Option<Duration>,
+    /// Connection attempts it took (with [`connect_paced`]; 1 otherwise).
+    pub connect_attempts: u32,
     /// Whether a loaded snapshot (a rejoin) was confirmed by the server's hash.
     pub snapshot_agreed: Option<bool>,
 }
@@ -53,6 +56,76 @@ pub struct BotOutcome {
 pub async fn run_bot(connect: &Connect, plan: BotPlan, rules: Arc<Ruleset>) -> Result<BotOutcome> {
     let link = Link::connect(&connect.server, &connect.auth, &connect.server_name).await?;
     run_bot_on(link, plan, rules).await
+}
+
+/// How many times a bot of `cohort bot` tries to connect before giving up: a handshake whose
+/// packets were lost (a server or socket swamped by a burst of connections) is tried again.
+pub const CONNECT_ATTEMPTS: u32 = 4;
+
+/// The wait after a bot's first failed connection attempt; doubled after each later one.
+pub const CONNECT_BACKOFF: Duration = Duration::from_millis(500);
+
+/// How many of one process's bots handshake at once, unless told (`cohort bot --handshakes`).
+pub const DEFAULT_HANDSHAKES: u32 = 16;
+
+/// Connects like [`Link::connect`], holding one of `handshakes`' permits while the handshake
+/// runs (so N bots do not all handshake at once), and tries again after a failure that may
+/// pass — no answer in time, a lost connection — up to [`CONNECT_ATTEMPTS`] times, waiting
+/// [`CONNECT_BACKOFF`], then twice that, and so on. A server that answered and refused (a
+/// certificate that does not verify, a closed connection) is not asked again.
+/// Returns the link and the attempts it took.
+pub async fn connect_paced(connect: &Connect, handshakes: &Semaphore) -> Result<(Link, u32)> {
+    let mut wait = CONNECT_BACKOFF;
+    let mut attempt = 1;
+    loop {
+        let tried = {
+            let _permit = handshakes.acquire().await?;
+            Link::connect(&connect.server, &connect.auth, &connect.server_name).await
+        };
+        match tried {
+            Ok(link) => return Ok((link, attempt)),
+            Err(e) if attempt < CONNECT_ATTEMPTS && may_pass(&e) => {
+                tracing::info!(attempt, error = %format!("{e:#}"), "connecting failed; trying again");
+                tokio::time::sleep(wait).await;
+                wait *= 2;
+                attempt += 1;
+            }
+            Err(e) => {
+                return Err(e.context(format!(
+                    "connecting to {} ({attempt} attempts)",
+                    connect.server
+                )))
+            }
+        }
+    }
+}
+
+/// Whether a connection failure may pass if tried again: anything but the server's answer.
+fn may_pass(e: &anyhow::Error) -> bool {
+    !e.chain().any(|c| {
+        matches!(
+            c.downcast_ref::<quinn::ConnectionError>(),
+            Some(
+                quinn::ConnectionError::TransportError(_)
+                    | quinn::ConnectionError::ConnectionClosed(_)
+                    | quinn::ConnectionError::ApplicationClosed(_)
+                    | quinn::ConnectionError::VersionMismatch
+            )
+        )
+    })
+}
+
+/// [`run_bot`], connecting through [`connect_paced`].
+pub async fn run_bot_paced(
+    connect: &Connect,
+    plan: BotPlan,
+    rules: Arc<Ruleset>,
+    handshakes: &Semaphore,
+) -> Result<BotOutcome> {
+    let (link, attempts) = connect_paced(connect, handshakes).await?;
+    let mut outcome = run_bot_on(link, plan, rules).await?;
+    outcome.connect_attempts = attempts;
+    Ok(outcome)
 }
 
 /// [`run_bot`] over a link already open.
@@ -64,7 +137,10 @@ pub async fn run_bot_on(link: Link, plan: BotPlan, rules: Arc<Ruleset>) -> Resul
         keep_hashes,
     } = plan;
     let core = ClientCore::new(options, rules);
-    let mut out = BotOutcome::default();
+    let mut out = BotOutcome {
+        connect_attempts: 1,
+        ..BotOutcome::default()
+    };
     let mut on_event = |core: &mut ClientCore, e: &Event| match e {
         Event::Turn(t) => {
             if keep_hashes {

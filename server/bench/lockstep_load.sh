@@ -1,9 +1,15 @@
 #!/usr/bin/env bash
 # Lockstep load benchmark: one cohort-server on loopback hosting MATCHES matches of PLAYERS
 # players, played by `cohort bot --no-sim` clients (one process) for TURNS turns.
-# Prints one JSON object: turn close lateness (the server's turn-send jitter) p50/p99/max,
-# server CPU, peak memory (whole process and per match), bytes per client per second, desyncs,
-# dropped clients. Usage: server/bench/lockstep_load.sh [MATCHES] [PLAYERS] [TURNS]
+# Prints one JSON object: turn send jitter (each bundle handed to each client's QUIC stream,
+# minus its turn's deadline) and turn close lateness p50/p99/max, server CPU, peak memory
+# (whole process and per match), bytes per client per second, desyncs, dropped clients, bots
+# that failed, the load average before and after, UDP receive-buffer drops on the machine.
+# Usage: server/bench/lockstep_load.sh [MATCHES] [PLAYERS] [TURNS]
+# LOAD_OUT=DIR keeps the run's files in DIR; LOAD_BUILD=0 skips the release build. The bots
+# are stopped after 60 s + 1 s per turn (a lobby that never fills does not hang the run). The
+# bot process runs at nice LOAD_BOT_NICE (default 10): it stands in for clients on other
+# machines, so on a shared machine it yields the cores to the server it measures.
 set -euo pipefail
 MATCHES=${1:-50}
 PLAYERS=${2:-8}
@@ -27,17 +33,24 @@ tokens=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(",".
     echo "$s $h"; sleep 0.5
   done >"$out/samples" ) &
 sampler=$!
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+udp_drops() { awk '/^Udp:/ && $2 ~ /^[0-9]+$/ {print $6}' /proc/net/snmp; }
+drops_before=$(udp_drops)
 start=$(date +%s.%N)
-target/release/cohort bot --server "$addr" --fingerprint "$fp" --token "$tokens" \
+timeout $((60 + TURNS)) nice -n "${LOAD_BOT_NICE:-10}" /usr/bin/time -f "%U %S" -o "$out/bot.time" \
+  target/release/cohort bot --server "$addr" --fingerprint "$fp" --token "$tokens" \
   --clients $((MATCHES * PLAYERS)) --no-sim --turns "$TURNS" >"$out/bots.jsonl" 2>"$out/bots.err" || true
 end=$(date +%s.%N)
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+drops_after=$(udp_drops)
 sleep 1
 kill -TERM "$pid" 2>/dev/null || true
 wait "$pid" || true
 wait "$sampler" || true
-python3 - "$out" "$MATCHES" "$PLAYERS" "$TURNS" "$start" "$end" "$(getconf CLK_TCK)" <<'PY'
+python3 - "$out" "$MATCHES" "$PLAYERS" "$TURNS" "$start" "$end" "$(getconf CLK_TCK)" \
+  "$load_before" "$load_after" "$((drops_after - drops_before))" <<'PY'
 import json, sys
-out, matches, players, turns, start, end, hz = sys.argv[1:]
+out, matches, players, turns, start, end, hz, load_before, load_after, drops = sys.argv[1:]
 matches, players, turns, hz = int(matches), int(players), int(turns), int(hz)
 seconds = float(end) - float(start)
 stats = json.load(open(f"{out}/stats.json"))
@@ -46,11 +59,20 @@ cpu_s = int(samples[-1][0]) / hz if samples else None
 peak_kib = max(int(s[1]) for s in samples) if samples else None
 bots = [json.loads(l) for l in open(f"{out}/bots.jsonl") if l.startswith("{")]
 clients = matches * players
+try:
+    u, sy = open(f"{out}/bot.time").read().split()[-2:]
+    bot_cpu = round(100 * (float(u) + float(sy)) / seconds, 1)
+except (OSError, ValueError):
+    bot_cpu = None
 print(json.dumps({
     "command": f"server/bench/lockstep_load.sh {matches} {players} {turns}",
     "matches": matches, "players_per_match": players, "clients": clients,
     "bot_seconds": round(seconds, 2),
     "turns_closed": stats["turns_closed"],
+    "turn_send_jitter_ms": {"p50": stats["send_lateness_us_p50"] / 1000,
+                            "p99": stats["send_lateness_us_p99"] / 1000,
+                            "max": stats["send_lateness_us_max"] / 1000},
+    "bundle_sends": stats["bundle_sends"],
     "turn_close_lateness_ms": {"p50": stats["close_lateness_us_p50"] / 1000,
                                "p99": stats["close_lateness_us_p99"] / 1000,
                                "max": stats["close_lateness_us_max"] / 1000},
@@ -58,11 +80,17 @@ print(json.dumps({
     "server_cpu_percent_of_one_core": round(100 * cpu_s / seconds, 1) if cpu_s else None,
     "server_peak_rss_mib": round(peak_kib / 1024, 1) if peak_kib else None,
     "server_peak_rss_mib_per_match": round(peak_kib / 1024 / matches, 2) if peak_kib else None,
+    "bot_cpu_percent_of_one_core": bot_cpu,
     "bytes_out_per_client_per_second": round(stats["bytes_out"] / clients / seconds),
     "bytes_in_per_client_per_second": round(stats["bytes_in"] / clients / seconds),
     "desyncs": stats["desyncs"], "dropped": stats["dropped"],
+    "connections": stats["connections"],
     "bots_reporting": len(bots),
+    "bots_failed": sum(1 for l in open(f"{out}/bots.err") if l.startswith("bot ")),
+    "bot_connect_retries": sum(b.get("connect_attempts", 1) - 1 for b in bots),
     "bots_with_errors": sum(1 for b in bots if b.get("server_errors")),
     "bot_turns_run_min": min((b["turns_run"] for b in bots), default=None),
+    "load_average_before": load_before, "load_average_after": load_after,
+    "udp_receive_buffer_drops_on_machine": int(drops),
 }, indent=1))
 PY

@@ -39,6 +39,9 @@ fn fake_sidecar() -> (SocketAddr, mpsc::Receiver<String>) {
                     Ok(n) => request.extend_from_slice(&buf[..n]),
                 }
             }
+            if !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                continue; // A call cut short (a health ping stopped by shutdown): not a call.
+            }
             let text = String::from_utf8_lossy(&request).to_string();
             let line = text.lines().next().unwrap_or_default().to_string();
             let body = text.split("\r\n\r\n").nth(1).unwrap_or_default();

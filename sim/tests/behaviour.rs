@@ -146,3 +146,57 @@ fn gatherers_stand_along_the_mine_faces() {
         "gold reached the camp"
     );
 }
+
+/// spec "Formations": a Line of knights, militia and archers (three speeds) sent 45 tiles
+/// arrives together — within a second, each on its place — every walk capped at (or below)
+/// the slowest member's speed.
+#[test]
+fn a_formation_of_mixed_speeds_arrives_together() {
+    let scenario = common::load("formation_arrives_together.toml");
+    let ticks = scenario.ticks - 2;
+    let mut r = Runner::new(scenario);
+    r.run(2, |_| {});
+    let w = &r.world;
+    let slowest = w
+        .state
+        .units
+        .iter()
+        .map(|u| cohort_sim::walk::speed_of(w, u))
+        .min()
+        .unwrap();
+    let places: Vec<(EntityId, Vec2)> = w
+        .state
+        .units
+        .iter()
+        .map(|u| {
+            let cap = u.route.as_ref().and_then(|r| r.speed_cap).expect("capped");
+            assert!(cap <= slowest, "unit {} capped at {cap}", u.id.0);
+            match u.order {
+                Order::Move { to } => (u.id, to),
+                _ => panic!("unit {} not sent", u.id.0),
+            }
+        })
+        .collect();
+    let mut arrived: Vec<Option<u64>> = vec![None; places.len()];
+    r.run(ticks, |w| {
+        for (k, (id, _)) in places.iter().enumerate() {
+            if arrived[k].is_none() && w.unit(*id).is_some_and(|u| u.route.is_none()) {
+                arrived[k] = Some(w.tick());
+            }
+        }
+    });
+    let arrived: Vec<u64> = arrived.into_iter().map(|a| a.expect("arrived")).collect();
+    let spread_ms = (arrived.iter().max().unwrap() - arrived.iter().min().unwrap()) * 16;
+    assert!(
+        spread_ms <= 1000,
+        "arrivals spread over {spread_ms} ms: {arrived:?}"
+    );
+    for (id, place) in &places {
+        let at = r.world.unit(*id).unwrap().position;
+        assert!(
+            at.distance(*place) <= cohort_sim::formation::K_SPACING / 2,
+            "unit {} stands at {at:?}, its place {place:?}",
+            id.0
+        );
+    }
+}

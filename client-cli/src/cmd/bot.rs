@@ -5,9 +5,10 @@ use super::ruleset::RulesetArgs;
 use anyhow::{bail, Context, Result};
 use cohort_client::brain::{Brain, RandomBrain, Script};
 use cohort_client::core::ClientOptions;
-use cohort_client::session::{run_bot, BotOutcome, BotPlan};
+use cohort_client::session::{run_bot_paced, BotOutcome, BotPlan, DEFAULT_HANDSHAKES};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 /// Run bots: N clients in one process, each joining with its own token and playing scripted or
 /// seeded-random orders for its own units.
@@ -42,6 +43,10 @@ pub struct Args {
     /// Run no simulation: send orders and acknowledgements but no hashes (load generation).
     #[arg(long)]
     no_sim: bool,
+    /// At most this many bots handshake at once; a bot whose handshake fails (no answer in
+    /// time) tries again after 0.5 s, 1 s, 2 s (4 attempts in all).
+    #[arg(long, default_value_t = DEFAULT_HANDSHAKES, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    handshakes: u32,
     /// The bots' names are this, then the bot's number.
     #[arg(long, default_value = "bot")]
     name: String,
@@ -72,6 +77,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .context("starting the async runtime")?;
     let outcomes: Vec<(usize, Result<BotOutcome>)> = runtime.block_on(async {
         let mut tasks = Vec::new();
+        let handshakes = Arc::new(tokio::sync::Semaphore::new(args.handshakes as usize));
         for (i, token) in args.tokens.iter().take(n).enumerate() {
             let brain: Box<dyn Brain> = match &script {
                 Some(s) => Box::new(s.clone()),
@@ -88,10 +94,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 turns: args.turns,
                 keep_hashes: false,
             };
-            let (connect, rules) = (connect.clone(), rules.clone());
-            tasks.push(tokio::spawn(
-                async move { run_bot(&connect, plan, rules).await },
-            ));
+            let (connect, rules, gate) = (connect.clone(), rules.clone(), handshakes.clone());
+            tasks.push(tokio::spawn(async move {
+                run_bot_paced(&connect, plan, rules, &gate).await
+            }));
         }
         let mut out = Vec::new();
         for (i, t) in tasks.into_iter().enumerate() {
@@ -120,6 +126,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
                         "desync_notices": o.tally.desync_notices,
                         "commands_sent": o.tally.commands_sent,
                         "rescheduled": o.tally.rescheduled,
+                        "connect_attempts": o.connect_attempts,
                         "last_rtt_ms": o.last_rtt.map(|r| r.as_secs_f64() * 1000.0),
                         "ended": o.ended.map(|e| format!("{:?}", e.reason)),
                         "server_errors": o.errors,

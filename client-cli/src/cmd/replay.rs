@@ -22,7 +22,8 @@ use std::process::ExitCode;
 /// named) — always the case for a desync report; 2 if the file cannot be read.
 #[derive(clap::Args)]
 pub struct Args {
-    /// A replay (`.replay`, starts with COHORTRP) or a desync report (starts with COHORTDR).
+    /// A replay (`.cohort-replay`, starts with COHORTRP) or a desync report (`.cohort-desync`,
+    /// starts with COHORTDR).
     file: PathBuf,
     #[command(flatten)]
     ruleset: RulesetArgs,

@@ -12,6 +12,10 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
 
+/// How long a QUIC handshake may take on the server (each runs in its own task: a slow one
+/// holds up nothing else).
+pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// How long a new connection has to open its stream and send its Hello.
 pub const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -59,10 +63,14 @@ async fn refuse(
 
 /// Runs a connection from its handshake to its end.
 pub async fn run(incoming: quinn::Incoming, host: Arc<Host>, peer: PeerId) {
-    let conn = match incoming.await {
-        Ok(c) => c,
-        Err(e) => {
+    let conn = match tokio::time::timeout(HANDSHAKE_TIMEOUT, incoming).await {
+        Ok(Ok(c)) => c,
+        Ok(Err(e)) => {
             tracing::debug!(error = %e, "handshake failed");
+            return;
+        }
+        Err(_) => {
+            tracing::debug!("handshake not finished in time");
             return;
         }
     };
@@ -165,6 +173,16 @@ async fn write_loop(
                 if send.write_all(&bytes).await.is_err() {
                     break;
                 }
+                host.stats
+                    .bytes_out
+                    .fetch_add(bytes.len() as u64, Ordering::Relaxed);
+            }
+            Outgoing::Bundle(bytes, due) => {
+                if send.write_all(&bytes).await.is_err() {
+                    break;
+                }
+                let late = std::time::Instant::now().saturating_duration_since(due);
+                host.stats.send_lateness.record(late);
                 host.stats
                     .bytes_out
                     .fetch_add(bytes.len() as u64, Ordering::Relaxed);

@@ -1,6 +1,6 @@
 //! One match's task: feeds its `Match` inputs and timeouts, carries out its actions.
 
-use super::{Host, MatchInput, Outgoing};
+use super::{Host, MatchInput, Outgoing, SimPool};
 use crate::lockstep::{Action, Event, Match, PeerId};
 use cohort_protocol::message::EndReason;
 use cohort_protocol::replay::ReplayWriter;
@@ -72,8 +72,11 @@ impl Driver {
         while let Some(action) = m.poll_action() {
             match action {
                 Action::Send { to, message } => self.push(to, Outgoing::frame(&message)),
-                Action::Broadcast { to, message } => {
-                    let frame = Outgoing::frame(&message);
+                Action::Broadcast { to, message, due } => {
+                    let frame = match (Outgoing::frame(&message), due) {
+                        (Outgoing::Frame(bytes), Some(due)) => Outgoing::Bundle(bytes, due),
+                        (frame, _) => frame,
+                    };
                     for p in to {
                         self.push(p, frame.clone());
                     }
@@ -143,6 +146,7 @@ pub async fn run(
     mut rx: mpsc::Receiver<MatchInput>,
     files: Files,
     host: Arc<Host>,
+    sims: SimPool,
     mut shutdown: watch::Receiver<bool>,
 ) -> MatchSummary {
     let mut d = Driver {
@@ -185,10 +189,32 @@ pub async fn run(
                 }
             }
         }
-        // Frames first (the turn's bundle goes out on time), then the sim.
+        // Frames first (the turn's bundle goes out on time), then the sim, on a sim thread:
+        // this task waits for it, but the runtime's threads stay free for the other matches'
+        // clocks and for the network.
         d.carry_out(&mut m);
-        m.simulate();
-        d.carry_out(&mut m);
+        if m.has_unrun() {
+            let (id, stats) = (m.id().to_string(), m.stats().clone());
+            match sims.run(m, Match::simulate).await {
+                Some(back) => m = back,
+                None => {
+                    tracing::error!(match_id = %id, "the match's sim panicked; match abandoned");
+                    host.stats.matches_running.fetch_sub(1, Ordering::Relaxed);
+                    return MatchSummary {
+                        match_id: id,
+                        end: None,
+                        replay: d.replay_path,
+                        reports: d.reports,
+                        close_lateness_us_p50: 0,
+                        close_lateness_us_p99: 0,
+                        close_lateness_us_max: 0,
+                        stats,
+                        lateness_us: Vec::new(),
+                    };
+                }
+            }
+            d.carry_out(&mut m);
+        }
         while let Some(peer) = d.gone.pop() {
             m.handle(Instant::now().into_std(), Event::Disconnected { peer });
             d.carry_out(&mut m);

@@ -15,6 +15,8 @@ pub async fn spawn(addr: SocketAddr, host: Arc<Host>) -> Result<()> {
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .with_context(|| format!("binding the metrics address {addr}"))?;
+    // The bound address: a port 0 asked for is shown as the one given.
+    let addr = listener.local_addr().unwrap_or(addr);
     tracing::info!(%addr, "metrics on /metrics, health on /healthz");
     tokio::spawn(async move {
         while let Ok((mut stream, _)) = listener.accept().await {

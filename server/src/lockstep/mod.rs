@@ -114,6 +114,9 @@ pub enum Action {
     Broadcast {
         to: Vec<PeerId>,
         message: Arc<ServerMessage>,
+        /// For a turn's bundle: when the turn was scheduled to close (the driver measures the
+        /// send jitter against it).
+        due: Option<Instant>,
     },
     /// Close the connection, after sending what was asked before.
     Close {
@@ -452,13 +455,24 @@ impl Match {
 
     /// Sends to every connected peer that is in the match (players and spectators).
     fn broadcast(&mut self, message: ServerMessage) {
+        self.broadcast_due(message, None);
+    }
+
+    /// [`Match::broadcast`], saying when the message was due.
+    fn broadcast_due(&mut self, message: ServerMessage, due: Option<Instant>) {
         let to = self.peer_ids();
         if !to.is_empty() {
             self.actions.push_back(Action::Broadcast {
                 to,
                 message: Arc::new(message),
+                due,
             });
         }
+    }
+
+    /// Whether closed turns wait for the server's sim ([`Match::simulate`]).
+    pub fn has_unrun(&self) -> bool {
+        !self.unrun.is_empty()
     }
 
     /// Refuses a message: an error the connection survives.

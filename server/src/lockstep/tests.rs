@@ -76,7 +76,7 @@ impl Harness {
         while let Some(a) = self.m.poll_action() {
             match a {
                 Action::Send { to, message } => self.inbox.entry(to).or_default().push(message),
-                Action::Broadcast { to, message } => {
+                Action::Broadcast { to, message, .. } => {
                     for p in to {
                         self.inbox.entry(p).or_default().push((*message).clone());
                     }

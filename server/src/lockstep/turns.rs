@@ -190,7 +190,8 @@ impl Match {
         if let Some(d) = input_delay {
             tracing::info!(match_id = %self.id(), turn, input_delay = d, "input delay changed");
         }
-        self.broadcast(ServerMessage::TurnBundle(bundle.clone()));
+        let due = self.deadline(turn);
+        self.broadcast_due(ServerMessage::TurnBundle(bundle.clone()), Some(due));
         self.unrun.push_back(bundle);
         self.next_turn += 1;
         self.stats.turns_closed += 1;

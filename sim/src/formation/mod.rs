@@ -15,9 +15,9 @@ pub use layout::{layout, Place, K_SPACING};
 
 use crate::command::FormationKind;
 use crate::nav::{marching, route_beside, toward, Ask};
-use crate::position::{fx, Fx, Vec2};
+use crate::position::{fx, fx_ratio, mul_div, Fx, Vec2};
 use crate::walk::speed_of;
-use crate::world::{EntityId, Formation, Order, PlayerId, UnitState, World};
+use crate::world::{EntityId, Formation, Order, PlayerId, Route, UnitState, World};
 
 /// Locks `units` into a new formation of `kind` (leaving any they were in). A group of fewer
 /// than two is in none.
@@ -116,7 +116,9 @@ pub fn locked_group(world: &World, units: &[EntityId]) -> (Vec<EntityId>, Option
     (group, kind)
 }
 
-/// Sends `units` to `to` in formation `kind` (the spec's `MarchInFormation`), marching.
+/// Sends `units` to `to` in formation `kind` (the spec's `MarchInFormation`), marching. Every
+/// soldier's walk is capped at the slowest member's speed, and then at its share of it by how long
+/// its own walk is against the longest ([`together`]), so the formation arrives together.
 pub fn march_in_formation(world: &mut World, units: &[EntityId], to: Vec2, kind: FormationKind) {
     let places = deal(world, units, to, kind);
     marching(world, units, |world| {
@@ -143,6 +145,70 @@ pub fn march_in_formation(world: &mut World, units: &[EntityId], to: Vec2, kind:
             }
         }
     });
+    together(world, units);
+}
+
+/// How far a unit walks along its route from where it stands.
+fn walk_length(at: Vec2, route: &Route) -> Fx {
+    let mut from = at;
+    let mut length = Fx::ZERO;
+    for &p in &route.waypoints {
+        length += from.distance(p);
+        from = p;
+    }
+    length
+}
+
+/// Every capped walk of `units` (the soldiers of a formation just sent) is capped again at the
+/// slowest speed times its length over the longest walk's, so each arrives when the longest
+/// does: a member whose place is nearer, or who starts nearer it, walks slower rather than
+/// arriving first. (The spec caps every route at the slowest member's speed "so the group stays
+/// together"; with walks of different lengths that alone leaves the group arriving over several
+/// seconds.)
+fn together(world: &mut World, units: &[EntityId]) {
+    let walks: Vec<(usize, Fx)> = world
+        .state
+        .units
+        .iter()
+        .enumerate()
+        .filter(|(_, u)| units.contains(&u.id))
+        .filter_map(|(k, u)| {
+            let r = u.route.as_ref().filter(|r| r.speed_cap.is_some())?;
+            Some((k, walk_length(u.position, r)))
+        })
+        .collect();
+    let Some(longest) = walks.iter().map(|w| w.1).max().filter(|&l| l > Fx::ZERO) else {
+        return;
+    };
+    for (k, length) in walks {
+        if let Some(r) = world.state.units[k].route.as_mut() {
+            r.speed_cap = r
+                .speed_cap
+                .map(|cap| mul_div(cap, length, longest).max(Fx::from_bits(1)));
+        }
+    }
+}
+
+/// Neighbours' places are at least this much further apart, box to box, than their two bodies
+/// reach (a 256th of a tile): laid out along a slant, places land a few fixed-point bits short.
+pub const K_PLACE_MARGIN: Fx = Fx::from_bits(1 << 8);
+
+/// How far apart neighbours in a formation stand: the spec's [`K_SPACING`], or, for soldiers
+/// wider than that leaves room for (knights, siege), far enough that two of the widest standing
+/// on neighbouring places do not touch, box to box, along the way the formation faces. Without
+/// it, a knight finds its place taken by the knight beside it and is sent round (Cohort's
+/// choice; the spec gives one spacing for every body).
+fn spacing_for(world: &World, soldiers: &[&(EntityId, Vec2, bool, bool)], facing: Vec2) -> Fx {
+    let widest = soldiers
+        .iter()
+        .filter_map(|m| world.unit(m.0))
+        .map(|u| world.rules().units[u.kind as usize].radius)
+        .max()
+        .unwrap_or(Fx::ZERO);
+    // A step of `s` along `facing` or across it moves `s` times the larger of its parts, box to
+    // box (at least 0.7 of it: along a diagonal).
+    let larger = facing.x.abs().max(facing.y.abs()).max(fx_ratio(7, 10));
+    K_SPACING.max(mul_div(widest * 2, fx(1), larger) + K_PLACE_MARGIN)
 }
 
 /// Each unit's place and speed cap, in id order.
@@ -185,7 +251,14 @@ pub fn deal(
         }
     };
     let right = facing.perp();
-    let at = |across: Fx, forward: Fx| to + right * across + facing * forward;
+    let spacing = spacing_for(world, &soldiers, facing);
+    let at = |across: Fx, forward: Fx| {
+        let (across, forward) = (
+            mul_div(across, spacing, K_SPACING),
+            mul_div(forward, spacing, K_SPACING),
+        );
+        to + right * across + facing * forward
+    };
 
     if kind == FormationKind::Shape {
         let pos: Vec<Vec2> = soldiers.iter().map(|m| m.1).collect();

@@ -17,7 +17,9 @@ use crate::position::{fx, Bounds, Fx};
 use crate::walk::{box_of, give_up, in_range, reach_gap};
 use crate::world::{find, EntityId, Order, UnitState, World, TICK_MS};
 
-/// A follower keeps within this many tiles of its target (the devlog's acceptance radius).
+/// A follower keeps within this many tiles of its target. The devlog's `XYZFollowTarget` takes an
+/// `AcceptanceRadius` defaulting to 1.0 (in its engine's units, not tiles): reading it as one
+/// tile is Cohort's choice; the spec names no follow distance.
 pub const K_FOLLOW_RANGE: Fx = fx(1);
 
 pub fn run(world: &mut World) {

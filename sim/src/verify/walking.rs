@@ -285,7 +285,8 @@ pub fn formation(files: &dyn Files) -> Outcome {
                 .and_then(|u| u.route.as_ref().and_then(|r| r.speed_cap))
         })
         .collect();
-    let all_capped = caps.iter().all(|c| *c == Some(slowest));
+    // At the slowest speed, or below it for a shorter walk (so all arrive together).
+    let all_capped = caps.iter().all(|c| c.is_some_and(|c| c <= slowest));
     // The place each was dealt: where its move order sends it.
     let places: Vec<Option<Vec2>> = ids
         .iter()

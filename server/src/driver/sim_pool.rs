@@ -1,0 +1,103 @@
+//! The threads that run the matches' sims, apart from the runtime's threads that keep the turn
+//! clocks and move bytes. A match task sends its turn's sim here right after the turn's bundle
+//! left, so one match's sim never delays another match's deadline on a runtime thread. The
+//! pool is bounded (one thread per core by default) and its threads run at a lower OS priority
+//! ([`SIM_NICE`]), so when the cores are short the clock and the network win.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use tokio::sync::oneshot;
+
+/// The OS priority (Linux `nice`) of the sim threads: the clock and network threads run at the
+/// process's own (0), so they preempt a running sim when they wake.
+pub const SIM_NICE: i32 = 10;
+
+type Job = Box<dyn FnOnce() + Send>;
+
+/// A fixed set of sim threads fed from one queue.
+#[derive(Clone)]
+pub struct SimPool {
+    jobs: mpsc::Sender<Job>,
+}
+
+impl SimPool {
+    /// Starts `threads` sim threads (at least one).
+    pub fn start(threads: usize) -> SimPool {
+        let (tx, rx) = mpsc::channel::<Job>();
+        let rx = Arc::new(Mutex::new(rx));
+        for i in 0..threads.max(1) {
+            let rx = rx.clone();
+            std::thread::Builder::new()
+                .name(format!("cohort-sim-{i}"))
+                .spawn(move || work(rx))
+                .expect("starting a sim thread");
+        }
+        SimPool { jobs: tx }
+    }
+
+    /// One thread per core.
+    pub fn per_core() -> SimPool {
+        SimPool::start(std::thread::available_parallelism().map_or(2, |n| n.get()))
+    }
+
+    /// Runs `f(value)` on a sim thread and gives the value back. `None` if `f` panicked (the
+    /// value is lost; the thread lives on).
+    pub async fn run<T: Send + 'static>(&self, mut value: T, f: fn(&mut T)) -> Option<T> {
+        let (tx, rx) = oneshot::channel();
+        let job: Job = Box::new(move || {
+            if catch_unwind(AssertUnwindSafe(|| f(&mut value))).is_ok() {
+                let _ = tx.send(value);
+            }
+        });
+        self.jobs.send(job).ok()?;
+        rx.await.ok()
+    }
+}
+
+fn work(rx: Arc<Mutex<mpsc::Receiver<Job>>>) {
+    lower_priority();
+    loop {
+        let job = match rx.lock() {
+            Ok(rx) => rx.recv(),
+            Err(_) => return,
+        };
+        match job {
+            Ok(job) => job(),
+            Err(_) => return, // the pool is gone
+        }
+    }
+}
+
+/// Puts the calling thread at [`SIM_NICE`] (on Linux the nice value is per thread).
+fn lower_priority() {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: setpriority with PRIO_PROCESS and who = 0 only changes the calling thread's
+        // nice value; it reads and writes no memory of ours.
+        let rc = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, SIM_NICE) };
+        if rc != 0 {
+            tracing::debug!("could not lower the sim thread's priority");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn runs_on_a_pool_thread_and_gives_the_value_back() {
+        let pool = SimPool::start(2);
+        let v = pool.run(vec![1u32], |v| v.push(2)).await;
+        assert_eq!(v, Some(vec![1, 2]));
+    }
+
+    #[tokio::test]
+    async fn a_panicking_job_loses_its_value_but_not_the_pool() {
+        let pool = SimPool::start(1);
+        let lost = pool.run(0u8, |_| panic!("boom")).await;
+        assert_eq!(lost, None);
+        assert_eq!(pool.run(1u8, |v| *v += 1).await, Some(2));
+    }
+}
