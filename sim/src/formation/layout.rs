@@ -7,7 +7,8 @@ use crate::position::{fx_ratio, Fx};
 
 /// Neighbours in a formation stand this far apart (tiles): the spacing units keep standing.
 pub const K_SPACING: Fx = fx_ratio(7, 10);
-/// The gap between a Flank formation's two halves, in spacings (the spec names no figure).
+/// The gap between a Flank formation's two halves, in spacings. Cohort's choice, not the spec's:
+/// the spec says only "a gap between them" and names no figure.
 pub const K_FLANK_GAP_SPACINGS: i64 = 3;
 
 /// One place of a layout.

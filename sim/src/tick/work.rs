@@ -19,6 +19,8 @@ use crate::walk::{give_up, in_range, K_INSIDE};
 use crate::world::{find, EntityId, Order, UnitState, World, TICK_MS};
 
 /// A crew whose resource ran out looks this many tiles round it for another of the same kind.
+/// Cohort's choice, not the spec's: neither the spec nor the devlog says what a crew does when
+/// its resource runs out.
 pub const K_NEXT_RESOURCE_REACH: i32 = 8;
 /// A villager's walk to its spot ends at the spot, never earlier: its target's range is this far
 /// below touching (no body reaches that deep into what it works at).

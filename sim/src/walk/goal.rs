@@ -18,7 +18,9 @@ pub const K_RING_SPACING: Fx = fx_ratio(7, 10);
 pub const K_RINGS: i32 = 4;
 /// How many times one order moves on to a free place round its goal.
 pub const K_MOST_RING_TRIES: u8 = 4;
-/// Walkers within this many tiles of a place are asked whether they are headed there.
+/// Walkers within this many tiles of a place are asked whether they are headed there. Cohort's
+/// choice, not the spec's: the spec says only that the free place is one nobody is walking to,
+/// and names no distance; walkers further off are not asked.
 pub const K_HEADED_REACH: Fx = fx(6);
 
 /// The standing body whose box a walker of the stepper's radius at `goal` would overlap.
