@@ -1,7 +1,9 @@
 //! The movement tick's benchmark: `cargo run --release -p cohort-sim --example tick`.
 //!
 //! Prints one JSON object: `units`, `median_us` and `p95_us` per tick for the default map with 8
-//! players and 1,600 units (200 a player) all walking across the map; `searches_for_200`, the
+//! players and 1,600 units (200 a player) all walking across the map (the first run), and the
+//! same over each tick's fastest of `runs` identical runs (`median_us_fastest_of_runs`,
+//! `p95_us_fastest_of_runs`: what is left when a busy machine's stalls are taken out); `searches_for_200`, the
 //! route searches 200 soldiers sent together to one point cost; and `world_bytes`, the memory
 //! one such match's world holds (grid, caches, units, routes), counted by the allocator.
 //! Wall-clock time is measured here only, never in a test.
@@ -43,6 +45,10 @@ const PLAYERS: u8 = 8;
 const PER_PLAYER: usize = 200;
 /// Ticks timed after the orders.
 const TIMED_TICKS: usize = 600;
+/// The same match is run and timed this many times: the sim is deterministic, so tick `k` does
+/// the same work in every run, and the fastest of the runs for each tick is its time without
+/// the stalls of a shared machine (another process holding the core).
+const RUNS: usize = 3;
 
 /// Up to `n` open land points in a block centred on `middle`, 16 across, 0.7 of a tile apart,
 /// row by row (rows added below while ground is closed).
@@ -157,13 +163,47 @@ fn main() {
     let world_bytes = LIVE.load(Ordering::Relaxed) - before;
 
     let searches_at_start = world.counters.route_searches;
-    let mut times = time_ticks(&mut world, TIMED_TICKS);
+    let times = time_ticks(&mut world, TIMED_TICKS);
     let searches_timed = world.counters.route_searches - searches_at_start;
-    times.sort_unstable();
-    let median = times[times.len() / 2];
-    let p95 = times[times.len() * 95 / 100];
+    let end_hash = world.hash();
+    let (median, p95) = median_p95(&times);
+
+    // The same match again, each tick's fastest run kept.
+    let mut best = times;
+    for _ in 1..RUNS {
+        let (mut again, groups, _) = armies();
+        let commands: Vec<PlayerCommand> = commands
+            .iter()
+            .zip(&groups)
+            .map(|(c, g)| PlayerCommand {
+                player: c.player,
+                command: match &c.command {
+                    Command::Move { to, .. } => Command::Move {
+                        units: g.clone(),
+                        to: *to,
+                    },
+                    other => other.clone(),
+                },
+            })
+            .collect();
+        again.step(&commands[..1]);
+        again.step(&commands[1..]);
+        let times = time_ticks(&mut again, TIMED_TICKS);
+        assert_eq!(again.hash(), end_hash, "every run does the same work");
+        for (b, t) in best.iter_mut().zip(times) {
+            *b = (*b).min(t);
+        }
+    }
+    let (best_median, best_p95) = median_p95(&best);
     println!(
-        "{{\"units\":{units},\"walking\":{walking},\"ticks\":{TIMED_TICKS},\"median_us\":{median},\"p95_us\":{p95},\"searches_for_200\":{searches_for_200},\"world_bytes\":{},\"world_bytes_before_orders\":{world_bytes_idle},\"searches_while_timed\":{searches_timed}}}",
+        "{{\"units\":{units},\"walking\":{walking},\"ticks\":{TIMED_TICKS},\"median_us\":{median},\"p95_us\":{p95},\"runs\":{RUNS},\"median_us_fastest_of_runs\":{best_median},\"p95_us_fastest_of_runs\":{best_p95},\"searches_for_200\":{searches_for_200},\"world_bytes\":{},\"world_bytes_before_orders\":{world_bytes_idle},\"searches_while_timed\":{searches_timed}}}",
         world_bytes.max(world_bytes_idle)
     );
+}
+
+/// The median and 95th percentile of per-tick times.
+fn median_p95(times: &[u128]) -> (u128, u128) {
+    let mut sorted = times.to_vec();
+    sorted.sort_unstable();
+    (sorted[sorted.len() / 2], sorted[sorted.len() * 95 / 100])
 }

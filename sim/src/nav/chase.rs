@@ -59,9 +59,32 @@ pub fn set_on(u: &crate::world::Unit, target: EntityId) -> bool {
     u.fight == Some(target) || matches!(u.order, Order::Attack { target: t } if t == target)
 }
 
-/// Plans unit `i`'s chase of `target`, to end within `range` of its box. `None` when there is no
-/// way. Same world, same plan.
-pub fn plan_chase(world: &mut World, i: usize, target: EntityId, range: Fx) -> Option<Route> {
+/// What a chase's planning came to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChasePlan {
+    /// The walk; `None` when there is no way.
+    pub route: Option<Route>,
+    /// The walk leads to a waiting place a body's width further out, every place round the
+    /// target being taken: standing there is not a walk run out, and the chaser plans again only
+    /// when its [`replan_wait`] is over.
+    pub waits: bool,
+}
+
+impl ChasePlan {
+    fn walk(route: Option<Route>) -> ChasePlan {
+        ChasePlan {
+            route,
+            waits: false,
+        }
+    }
+}
+
+/// Plans unit `i`'s chase of `target`, to end within `range` of its box. Same world, same plan.
+pub fn plan_chase(world: &mut World, i: usize, target: EntityId, range: Fx) -> ChasePlan {
+    plan_route(world, i, target, range).unwrap_or(ChasePlan::walk(None))
+}
+
+fn plan_route(world: &mut World, i: usize, target: EntityId, range: Fx) -> Option<ChasePlan> {
     let u = &world.state.units[i];
     let kind = &world.rules().units[u.kind as usize];
     let (me, at, radius, melee, packs) = (u.id, u.position, kind.radius, kind.melee, kind.packs);
@@ -83,7 +106,7 @@ pub fn plan_chase(world: &mut World, i: usize, target: EntityId, range: Fx) -> O
     if gap > K_CHASE_NEAR && !packs {
         if let Some(r) = u.route.as_ref().filter(|r| !r.waypoints.is_empty()) {
             if building || r.goal.distance(tmid) <= K_CHASE_DRIFT {
-                return Some(r.clone());
+                return Some(ChasePlan::walk(Some(r.clone())));
             }
             let n = r.waypoints.len();
             let leg_from = if n >= 2 { r.waypoints[n - 2] } else { at };
@@ -91,7 +114,7 @@ pub fn plan_chase(world: &mut World, i: usize, target: EntityId, range: Fx) -> O
                 let mut r = r.clone();
                 r.waypoints[n - 1] = tmid;
                 r.goal = tmid;
-                return Some(r);
+                return Some(ChasePlan::walk(Some(r)));
             }
         }
         let grid = world.grid();
@@ -106,12 +129,12 @@ pub fn plan_chase(world: &mut World, i: usize, target: EntityId, range: Fx) -> O
         });
         if let Some(s) = shared {
             world.counters.shared_walks += 1;
-            return Some(s.walk.route.clone());
+            return Some(ChasePlan::walk(Some(s.walk.route.clone())));
         }
-        let to = if at_its_edge {
+        let (to, waits) = if at_its_edge {
             place_round(world, i, target, &tbox, range)?
         } else {
-            tmid
+            (tmid, false)
         };
         let mut route = route_for(world, &Ask { to, ..ask })?;
         keep_lane(world, i, target, &mut route);
@@ -125,25 +148,29 @@ pub fn plan_chase(world: &mut World, i: usize, target: EntityId, range: Fx) -> O
                 route: route.clone(),
             },
         });
-        return Some(route);
+        return Some(ChasePlan {
+            route: Some(route),
+            waits,
+        });
     }
     if at_its_edge || (melee && gap <= K_SURROUND_NEAR) {
-        if let Some(p) = place_round(world, i, target, &tbox, range) {
-            return route_for(world, &Ask { to: p, ..ask });
+        if let Some((p, waits)) = place_round(world, i, target, &tbox, range) {
+            let route = route_for(world, &Ask { to: p, ..ask });
+            return Some(ChasePlan { route, waits });
         }
     }
-    route_for(world, &ask)
+    Some(ChasePlan::walk(route_for(world, &ask)))
 }
 
 /// A place of unit `i`'s own round `target`'s box, `range` out: clear of where the others set on
-/// it stand or are headed; every spot taken, a body's width further out.
+/// it stand or are headed; every spot taken, a body's width further out, to wait (then `true`).
 fn place_round(
     world: &World,
     i: usize,
     target: EntityId,
     tbox: &Bounds,
     range: Fx,
-) -> Option<Vec2> {
+) -> Option<(Vec2, bool)> {
     let u = &world.state.units[i];
     let radius = world.rules().units[u.kind as usize].radius;
     let key = world.key_of(u);
@@ -157,7 +184,7 @@ fn place_round(
         .collect();
     let room = radius * 2;
     let mut outside = range.max(Fx::ZERO) + radius - K_INSIDE;
-    for _ in 0..2 {
+    for waits in [false, true] {
         let approach = Approach {
             ground: *tbox,
             from: u.position,
@@ -167,7 +194,7 @@ fn place_round(
         };
         if let Spot::Found(p) = find_standing_spot(&approach, |p| stands_in(world, key, region, p))
         {
-            return Some(p);
+            return Some((p, waits));
         }
         outside += room;
     }

@@ -8,7 +8,8 @@
 //! ended) — the devlog's idle state, with AoE II's answer to being hit. In range it stops and
 //! strikes whenever its reload allows (melee or ranged alike: a strike lands at once); out of
 //! range it chases (`nav::chase`): planning at once, then after the chase's `replan_wait`, or when
-//! its walk has run out. A strike takes hit points; at none, a unit dies and a building falls (in
+//! its walk has run out — standing at a waiting place round a crowded target is not that: it
+//! waits out its `replan_wait` like the rest. A strike takes hit points; at none, a unit dies and a building falls (in
 //! the aftermath).
 
 use crate::nav::{plan_chase, replan_wait, route_beside, Ask};
@@ -74,6 +75,7 @@ fn fight(world: &mut World, i: usize) {
     if in_range(world, at, radius, target, reach) {
         let u = &mut world.state.units[i];
         u.route = None;
+        u.chase_waits = false;
         if strikes && u.reload_ticks == 0 {
             strike(world, i, target);
         }
@@ -83,18 +85,17 @@ fn fight(world: &mut World, i: usize) {
         return;
     }
     let u = &world.state.units[i];
-    let due = u.route.is_none() || now_ms >= u.replan_at_ms;
-    if !due {
+    // Standing at its waiting place round a crowded target is not a walk run out.
+    let walk_ran_out = u.route.is_none() && !u.chase_waits;
+    if !walk_ran_out && now_ms < u.replan_at_ms {
         return;
     }
     world.counters.replans += 1;
-    let route = plan_chase(world, i, target, reach);
+    let plan = plan_chase(world, i, target, reach);
     let u = &mut world.state.units[i];
     u.replan_at_ms = now_ms + replan_wait(at);
-    match route {
-        Some(r) => u.route = Some(r),
-        None => u.route = None,
-    }
+    u.route = plan.route;
+    u.chase_waits = plan.waits;
 }
 
 /// Unit `i` was struck by `striker`: when it stands idle, has an attack, and the striker is a

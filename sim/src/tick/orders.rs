@@ -181,6 +181,7 @@ fn set(world: &mut World, id: EntityId, order: Order, state: UnitState) {
         u.work_spot = None;
         u.pushed = None;
         u.replan_at_ms = 0;
+        u.chase_waits = false;
     }
 }
 

@@ -101,6 +101,11 @@ pub struct Unit {
     pub ring_tries: u8,
     /// When its chase plans again, in milliseconds of game time (spec: "Chases").
     pub replan_at_ms: u64,
+    /// Its chase's last plan led to a waiting place a body's width further out, every place round
+    /// the target taken: standing there, its walk has not run out, and it plans again only at
+    /// `replan_at_ms`.
+    #[serde(default)]
+    pub chase_waits: bool,
     /// The standing spot its work gave it (a villager keeps it while it walks).
     pub work_spot: Option<Vec2>,
     /// Pushed aside by a mover (ruleset `push_idle`): who pushes, and the nudge per tick.

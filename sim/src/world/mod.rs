@@ -208,6 +208,7 @@ impl World {
             fight: None,
             ring_tries: 0,
             replan_at_ms: 0,
+            chase_waits: false,
             work_spot: None,
             pushed: None,
             hit_by: None,
