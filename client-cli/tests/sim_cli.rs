@@ -122,6 +122,17 @@ fn a_bad_scenario_is_a_clear_error_not_a_panic() {
 }
 
 #[test]
+fn default_map_options_with_a_scenario_file_are_refused() {
+    let scenario = root().join("scenarios/group_move.toml");
+    for flag in ["--players", "--size", "--seed"] {
+        let out = cohort(&["sim", scenario.to_str().unwrap(), flag, "64"]);
+        assert_eq!(out.status.code(), Some(2), "{flag}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("cannot be used with"), "{flag}: {err}");
+    }
+}
+
+#[test]
 fn a_ruleset_file_replaces_the_default() {
     let dir = std::env::temp_dir().join(format!("cohort-rules-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

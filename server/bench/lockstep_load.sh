@@ -10,6 +10,7 @@
 # are stopped after 60 s + 1 s per turn (a lobby that never fills does not hang the run). The
 # bot process runs at nice LOAD_BOT_NICE (default 10): it stands in for clients on other
 # machines, so on a shared machine it yields the cores to the server it measures.
+# LOAD_BOT_ARGS adds flags to `cohort bot` (e.g. "--handshakes 400").
 set -euo pipefail
 MATCHES=${1:-50}
 PLAYERS=${2:-8}
@@ -39,7 +40,7 @@ drops_before=$(udp_drops)
 start=$(date +%s.%N)
 timeout $((60 + TURNS)) nice -n "${LOAD_BOT_NICE:-10}" /usr/bin/time -f "%U %S" -o "$out/bot.time" \
   target/release/cohort bot --server "$addr" --fingerprint "$fp" --token "$tokens" \
-  --clients $((MATCHES * PLAYERS)) --no-sim --turns "$TURNS" >"$out/bots.jsonl" 2>"$out/bots.err" || true
+  --clients $((MATCHES * PLAYERS)) --no-sim --turns "$TURNS" ${LOAD_BOT_ARGS:-} >"$out/bots.jsonl" 2>"$out/bots.err" || true
 end=$(date +%s.%N)
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 drops_after=$(udp_drops)

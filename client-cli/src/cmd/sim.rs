@@ -37,13 +37,13 @@ pub struct Source {
     #[arg(long)]
     default_map: bool,
     /// Players on the default map (2 to 8).
-    #[arg(long, default_value_t = 2, requires = "default_map")]
+    #[arg(long, default_value_t = 2, conflicts_with = "scenario")]
     players: u8,
     /// The default map's side in tiles (48 to 512).
-    #[arg(long, default_value_t = DEFAULT_MAP_SIZE, requires = "default_map")]
+    #[arg(long, default_value_t = DEFAULT_MAP_SIZE, conflicts_with = "scenario")]
     size: i32,
     /// The default map's seed.
-    #[arg(long, default_value_t = DEFAULT_MAP_SEED, requires = "default_map")]
+    #[arg(long, default_value_t = DEFAULT_MAP_SEED, conflicts_with = "scenario")]
     seed: u64,
     /// A ruleset file replacing the scenario's (TOML, see docs/RULESET.md).
     #[arg(long, value_name = "FILE")]

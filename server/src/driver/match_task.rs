@@ -1,6 +1,6 @@
 //! One match's task: feeds its `Match` inputs and timeouts, carries out its actions.
 
-use super::{Host, MatchInput, Outgoing, SimPool};
+use super::{Clock, Host, MatchInput, Outgoing, SimPool};
 use crate::lockstep::{Action, Event, Match, PeerId};
 use cohort_protocol::message::EndReason;
 use cohort_protocol::replay::ReplayWriter;
@@ -11,7 +11,7 @@ use std::fs::File;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 
 /// Where a match's files go.
@@ -147,6 +147,7 @@ pub async fn run(
     files: Files,
     host: Arc<Host>,
     sims: SimPool,
+    clock: Clock,
     mut shutdown: watch::Receiver<bool>,
 ) -> MatchSummary {
     let mut d = Driver {
@@ -160,8 +161,13 @@ pub async fn run(
         host: host.clone(),
     };
     let mut shutting_down = false;
+    // The alarm set on the clock thread for the match's next deadline, and that deadline.
+    let mut alarm: Option<(std::time::Instant, oneshot::Receiver<()>)> = None;
     while d.end.is_none() {
-        let deadline = m.poll_timeout().map(Instant::from_std);
+        let deadline = m.poll_timeout();
+        if alarm.as_ref().map(|(at, _)| *at) != deadline {
+            alarm = deadline.map(|at| (at, clock.alarm(at)));
+        }
         tokio::select! {
             input = rx.recv() => {
                 let now = Instant::now().into_std();
@@ -181,7 +187,10 @@ pub async fn run(
                     None => m.handle(now, Event::Shutdown),
                 }
             }
-            _ = sleep_until(deadline) => m.handle_timeout(Instant::now().into_std()),
+            () = ring(&mut alarm) => {
+                alarm = None;
+                m.handle_timeout(Instant::now().into_std());
+            }
             changed = shutdown.changed(), if !shutting_down => {
                 shutting_down = true;
                 if changed.is_err() || *shutdown.borrow() {
@@ -236,9 +245,15 @@ pub async fn run(
     }
 }
 
-async fn sleep_until(deadline: Option<Instant>) {
-    match deadline {
-        Some(d) => tokio::time::sleep_until(d).await,
+/// Resolves when the alarm rings (never without one). Should the clock thread be gone, tokio's
+/// own timer stands in.
+async fn ring(alarm: &mut Option<(std::time::Instant, oneshot::Receiver<()>)>) {
+    match alarm {
+        Some((at, rx)) => {
+            if rx.await.is_err() {
+                tokio::time::sleep_until(Instant::from_std(*at)).await;
+            }
+        }
         None => std::future::pending().await,
     }
 }

@@ -3,6 +3,7 @@
 //! carries out its actions (frames to connections, replay and report files), and a task per
 //! connection reads and writes frames.
 
+mod clock;
 mod connection;
 mod lateness;
 mod match_task;
@@ -10,6 +11,7 @@ mod metrics;
 mod sim_pool;
 mod udp;
 
+pub use clock::Clock;
 pub use lateness::Lateness;
 pub use sim_pool::{SimPool, SIM_NICE};
 pub use udp::UDP_BUFFER_BYTES;
@@ -145,6 +147,7 @@ pub async fn serve(
     let endpoint = udp::server_endpoint(config.listen, identity.server_config()?)
         .with_context(|| format!("listening on UDP {}", config.listen))?;
     let sims = SimPool::per_core();
+    let clock = Clock::start();
     std::fs::create_dir_all(&config.replay_dir)
         .with_context(|| format!("creating {}", config.replay_dir.display()))?;
     std::fs::create_dir_all(&config.report_dir)
@@ -180,6 +183,7 @@ pub async fn serve(
             files.clone(),
             host.clone(),
             sims.clone(),
+            clock.clone(),
             shutdown.clone(),
         )));
     }
