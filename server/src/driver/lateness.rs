@@ -16,6 +16,7 @@ pub const BUCKETS: usize = 10_000;
 pub struct Lateness {
     counts: Vec<AtomicU64>,
     max_us: AtomicU64,
+    sum_us: AtomicU64,
 }
 
 impl Default for Lateness {
@@ -23,6 +24,7 @@ impl Default for Lateness {
         Lateness {
             counts: (0..BUCKETS).map(|_| AtomicU64::new(0)).collect(),
             max_us: AtomicU64::new(0),
+            sum_us: AtomicU64::new(0),
         }
     }
 }
@@ -39,6 +41,12 @@ impl Lateness {
         let bucket = ((us / BUCKET_US) as usize).min(BUCKETS - 1);
         self.counts[bucket].fetch_add(1, Ordering::Relaxed);
         self.max_us.fetch_max(us, Ordering::Relaxed);
+        self.sum_us.fetch_add(us, Ordering::Relaxed);
+    }
+
+    /// The sum of every lateness recorded, in microseconds.
+    pub fn sum_us(&self) -> u64 {
+        self.sum_us.load(Ordering::Relaxed)
     }
 
     pub fn count(&self) -> u64 {
@@ -83,6 +91,7 @@ mod tests {
             l.record(Duration::from_micros(us * 100));
         }
         assert_eq!(l.count(), 100);
+        assert_eq!(l.sum_us(), 505_000);
         assert_eq!(
             l.percentile_us(50),
             5_010,

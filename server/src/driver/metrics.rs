@@ -92,5 +92,45 @@ fn render(host: &Host) -> String {
         "Frame bytes sent.",
         s.bytes_out.load(Ordering::Relaxed),
     );
+    let lateness = &s.send_lateness;
+    let name = "cohort_turn_send_lateness_seconds";
+    out.push_str(&format!(
+        "# HELP {name} Turn send jitter: each bundle handed to a client's stream minus its turn's deadline.\n# TYPE {name} summary\n"
+    ));
+    for (q, p) in [("0.5", 50), ("0.99", 99), ("1", 100)] {
+        let seconds = lateness.percentile_us(p) as f64 / 1e6;
+        out.push_str(&format!("{name}{{quantile=\"{q}\"}} {seconds}\n"));
+    }
+    out.push_str(&format!(
+        "{name}_sum {}\n{name}_count {}\n",
+        lateness.sum_us() as f64 / 1e6,
+        lateness.count()
+    ));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::driver::HostStats;
+    use std::time::Duration;
+
+    #[test]
+    fn renders_counters_and_the_send_jitter_summary() {
+        let host = Host {
+            secret: Vec::new(),
+            matches: Default::default(),
+            stats: HostStats::default(),
+        };
+        host.stats.turns.store(7, Ordering::Relaxed);
+        for ms in [1, 2, 3] {
+            host.stats.send_lateness.record(Duration::from_millis(ms));
+        }
+        let text = render(&host);
+        assert!(text.contains("\ncohort_turns_total 7\n"), "{text}");
+        assert!(text.contains("# TYPE cohort_turn_send_lateness_seconds summary\n"));
+        assert!(text.contains("cohort_turn_send_lateness_seconds{quantile=\"1\"} 0.003\n"));
+        assert!(text.contains("cohort_turn_send_lateness_seconds_sum 0.006\n"));
+        assert!(text.contains("cohort_turn_send_lateness_seconds_count 3\n"));
+    }
 }
