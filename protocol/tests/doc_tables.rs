@@ -298,3 +298,21 @@ fn the_limits_table_has_the_codes_values() {
         assert_eq!(&documented(&doc, names)[..], *values, "{names:?}");
     }
 }
+
+/// The join-token example in docs/PROTOCOL.md is what `token::mint` makes, and verifies.
+#[test]
+fn the_token_example_is_what_mint_makes() {
+    use cohort_protocol::token::{mint, verify, Claims};
+    let claims = Claims {
+        match_id: "default".into(),
+        role: Role::Player(0),
+        expires: 1_700_000_000,
+    };
+    let token = mint(b"S3cret", &claims);
+    println!("{token}");
+    assert!(
+        doc().contains(&format!("`{token}`")),
+        "docs/PROTOCOL.md lacks the example token `{token}`"
+    );
+    assert_eq!(verify(b"S3cret", &token, 1_699_999_999), Ok(claims));
+}
