@@ -203,7 +203,8 @@ pub async fn run(
         // clocks and for the network.
         d.carry_out(&mut m);
         if m.has_unrun() {
-            let (id, stats) = (m.id().to_string(), m.stats().clone());
+            // Only the id is kept aside (the stats grow with the match: not copied each turn).
+            let id = m.id().to_string();
             match sims.run(m, Match::simulate).await {
                 Some(back) => m = back,
                 None => {
@@ -217,7 +218,7 @@ pub async fn run(
                         close_lateness_us_p50: 0,
                         close_lateness_us_p99: 0,
                         close_lateness_us_max: 0,
-                        stats,
+                        stats: crate::lockstep::MatchStats::default(),
                         lateness_us: Vec::new(),
                     };
                 }
