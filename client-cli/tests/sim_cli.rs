@@ -212,3 +212,35 @@ fn render_draws_svg_and_png_by_extension() {
     assert_eq!(out.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The complete example of docs/SCENARIOS.md runs as written (with its `my_rules.toml` beside
+/// it, here a copy of the default ruleset).
+#[test]
+fn the_documented_example_scenario_runs() {
+    let doc = std::fs::read_to_string(root().join("docs/SCENARIOS.md")).unwrap();
+    let start = doc.find("```toml\n").expect("a toml block") + "```toml\n".len();
+    let example = &doc[start..start + doc[start..].find("```").unwrap()];
+    let dir = std::env::temp_dir().join(format!("cohort-doc-example-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("gate_demo.toml"), example).unwrap();
+    std::fs::copy(
+        root().join("sim/src/ruleset/default.toml"),
+        dir.join("my_rules.toml"),
+    )
+    .unwrap();
+    let out = cohort(&[
+        "sim",
+        dir.join("gate_demo.toml").to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["scenario"], "gate_demo");
+    assert_eq!(v["ticks"], 2000);
+    assert_eq!(v["units"].as_array().unwrap().len(), 6);
+    std::fs::remove_dir_all(&dir).ok();
+}
