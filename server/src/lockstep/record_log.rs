@@ -76,7 +76,7 @@ mod tests {
         TurnRecord {
             bundle: TurnBundle {
                 turn,
-                input_delay: (turn % 3 == 0).then_some(turn as u32),
+                input_delay: turn.is_multiple_of(3).then_some(turn as u32),
                 events: Vec::new(),
                 commands: Vec::new(),
                 previous_hash: None,
