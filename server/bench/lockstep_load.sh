@@ -55,7 +55,8 @@ out, matches, players, turns, start, end, hz, load_before, load_after, drops = s
 matches, players, turns, hz = int(matches), int(players), int(turns), int(hz)
 seconds = float(end) - float(start)
 stats = json.load(open(f"{out}/stats.json"))
-samples = [l.split() for l in open(f"{out}/samples") if l.strip()]
+# A sample taken as the server exits may lack its memory field.
+samples = [l.split() for l in open(f"{out}/samples") if len(l.split()) == 2]
 cpu_s = int(samples[-1][0]) / hz if samples else None
 peak_kib = max(int(s[1]) for s in samples) if samples else None
 bots = [json.loads(l) for l in open(f"{out}/bots.jsonl") if l.startswith("{")]

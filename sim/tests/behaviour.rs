@@ -200,3 +200,53 @@ fn a_formation_of_mixed_speeds_arrives_together() {
         );
     }
 }
+
+/// spec "Units sent together": walks planned in a tick are shared in that tick only ("the list
+/// is forgotten at the next survey"). A militia sent four turns after another, from beside the
+/// first's start, to the same point round a wall searches its own walk.
+#[test]
+fn walks_are_shared_within_their_tick_only() {
+    let s = common::load("shared_walks_forgotten.toml");
+    let ticks = s.ticks;
+    let mut r = Runner::new(s);
+    r.run(ticks, |w| {
+        assert!(
+            w.caches.shared_walks.len() <= 1,
+            "tick {}: walks kept from earlier ticks",
+            w.tick()
+        );
+    });
+    let w = &r.world;
+    assert_eq!(w.counters.route_searches, 2, "{:?}", w.counters);
+    assert_eq!(w.counters.shared_walks, 0, "{:?}", w.counters);
+    let to = Vec2::new(fx_ratio(69, 2), fx_ratio(9, 2));
+    for id in [EntityId(1), EntityId(2)] {
+        let u = w.unit(id).unwrap();
+        assert_eq!(u.state, UnitState::Idle, "{id:?} arrived");
+        assert!(
+            u.position.distance(to) < Fx::from_num(2),
+            "{id:?} at {:?}",
+            u.position
+        );
+    }
+}
+
+/// The same scenario cut by a snapshot between the two orders, as a client rejoining then gets
+/// it: the loaded world carries no walks from before, and neither may the straight run, or the
+/// second militia's walk (and every hash after) would differ — a desync on rejoin.
+#[test]
+fn a_world_loaded_between_the_orders_plans_the_same_walks() {
+    let s = common::load("shared_walks_forgotten.toml");
+    let ticks = s.ticks;
+    let mut straight = Runner::new(s.clone());
+    straight.run(ticks, |_| {});
+
+    let mut cut = Runner::new(s);
+    cut.run(8, |_| {});
+    let json = serde_json::to_string(&cut.world.snapshot()).unwrap();
+    let snap: cohort_sim::world::Snapshot = serde_json::from_str(&json).unwrap();
+    let loaded = World::from_snapshot(cut.world.rules_arc(), snap).unwrap();
+    cut.resume_from(loaded);
+    cut.run(ticks - 8, |_| {});
+    assert_eq!(cut.turn_hashes, straight.turn_hashes);
+}

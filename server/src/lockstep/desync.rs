@@ -212,7 +212,7 @@ impl Match {
         }
         let (from, snap) = self.checkpoints.iter().rev().find(|(n, _)| *n <= runs)?;
         let mut world = World::from_snapshot(self.rules.clone(), snap.clone()).ok()?;
-        for r in &self.records[*from as usize..runs as usize] {
+        for r in self.records.records(*from as usize..runs as usize)? {
             run_bundle(&mut world, &r.bundle, self.settings.config.turn_ticks);
         }
         Some(world)
@@ -242,7 +242,7 @@ impl Match {
             turn,
             diverged,
             peer_hashes,
-            records: self.records.clone(),
+            records: self.records.all().unwrap_or_default(),
             server: StateView::of(&server, turn),
             client,
         };

@@ -13,6 +13,7 @@ mod desync;
 mod join;
 mod peer;
 mod rate;
+mod record_log;
 mod turns;
 
 #[cfg(test)]
@@ -21,6 +22,7 @@ mod tests;
 pub use delay::{wanted_delay, InputDelay};
 pub use peer::Peer;
 pub use rate::TokenBucket;
+pub use record_log::RecordLog;
 
 use cohort_protocol::limits::{MAX_CHAT_BYTES, MAX_PAUSE_MS, PING_INTERVAL_MS, RATE_STRIKES};
 use cohort_protocol::message::{
@@ -199,8 +201,8 @@ pub struct Match {
     unrun: VecDeque<TurnBundle>,
     /// The server's hash after each turn run.
     hashes: Vec<StateHash>,
-    /// Every turn run, for reports and re-simulation.
-    records: Vec<TurnRecord>,
+    /// Every turn run, encoded, for reports and re-simulation.
+    records: RecordLog,
     /// Snapshots of the state after some turns run, for re-simulating to a turn quickly.
     checkpoints: VecDeque<(u64, Snapshot)>,
     /// Clients' hashes of turns the server has not run yet.
@@ -250,7 +252,7 @@ impl Match {
             delay,
             unrun: VecDeque::new(),
             hashes: Vec::new(),
-            records: Vec::new(),
+            records: RecordLog::default(),
             early_hashes: BTreeMap::new(),
             desync: desync::DesyncState::default(),
             pause: None,

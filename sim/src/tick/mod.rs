@@ -35,8 +35,12 @@ fn prepare(world: &mut World) {
     world.prepare();
 }
 
-/// Step 2: file every unit's body by tile, the index everything after reads.
+/// Step 2: file every unit's body by tile, the index everything after reads, and forget the
+/// walks shared in the last tick (spec "Units sent together": the list is forgotten at the next
+/// survey). Nothing a tick plans outlives it, so a world loaded from a snapshot (which holds no
+/// caches) plans exactly as the one it was taken from.
 fn survey(world: &mut World) {
+    world.caches.shared_walks.clear();
     let mut survey = std::mem::take(&mut world.caches.survey);
     survey.file(world);
     world.caches.survey = survey;
