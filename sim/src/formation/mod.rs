@@ -6,7 +6,9 @@
 //! route is capped at the slowest member's speed, and villagers take no part (placed side by side
 //! about the point, at their own pace). Choosing a formation locks it ([`lock`]): wherever any
 //! member is sent, the whole formation goes, until disbanded or another is chosen; a unit that
-//! changes sides leaves, and one left alone is in none ([`tidy`]).
+//! changes sides leaves, and one left alone is in none ([`tidy`]). On the march, members whose
+//! ways to their places cross let each other through ([`crate::walk::Stepper::lets_through`],
+//! Cohort's choice), so fighters that start behind the shooters still reach the front in time.
 
 pub mod layout;
 pub mod shape;

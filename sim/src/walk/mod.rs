@@ -15,7 +15,7 @@ pub mod goal;
 pub mod push;
 pub mod reach;
 
-pub use apart::{Stepper, K_KEEP_APART};
+pub use apart::{marching_with, Stepper, K_KEEP_APART};
 pub use goal::{K_MOST_RING_TRIES, K_RINGS, K_RING_SPACING};
 pub use reach::{box_of, in_range, reach_gap, walk_may_end, K_INSIDE};
 
@@ -121,6 +121,7 @@ fn walk(world: &World, i: usize, route: &mut Route, widest: Fx) -> Outcome {
         me: u.id,
         radius,
         widest,
+        march: apart::marching_with(u.formation, route),
     };
     let mut speed = speed_of(world, u);
     if let Some(cap) = route.speed_cap {

@@ -82,6 +82,7 @@ pub fn pushed_step(world: &mut World, i: usize, widest: Fx) {
         me: u.id,
         radius,
         widest,
+        march: None,
     };
     let to = u.position + push.nudge;
     if !s.open_step(u.position, to) {
