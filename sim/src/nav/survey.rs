@@ -19,8 +19,14 @@ pub struct Body {
     pub radius: Fx,
     /// On its way somewhere (it has a route).
     pub moving: bool,
-    /// The formation it belongs to, if any.
-    pub formation: Option<u32>,
+}
+
+/// A member of a formation as filed at the start of the tick: kept apart from the bodies, which
+/// every near-point question reads, so that array stays small.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Member {
+    pub entity: EntityId,
+    pub formation: u32,
     /// Where it is headed: its route's goal, or where it stands when it walks nowhere.
     pub headed: Vec2,
 }
@@ -31,6 +37,8 @@ pub struct Survey {
     bodies: Vec<Body>,
     /// For each unit, by its index in the state's list, where its body is filed.
     slots: Vec<u32>,
+    /// Every unit in a formation, in entity order.
+    members: Vec<Member>,
     /// Where each tile's run of bodies begins (one more entry than tiles).
     starts: Vec<u32>,
     /// Scratch: each unit's tile while filing.
@@ -67,6 +75,7 @@ impl Survey {
         self.bodies.resize(world.state.units.len(), Body::default());
         self.slots.clear();
         self.slots.resize(world.state.units.len(), 0);
+        self.members.clear();
         for (i, u) in world.state.units.iter().enumerate() {
             let tile = self.tile_of[i];
             let k = next[tile as usize];
@@ -79,10 +88,23 @@ impl Survey {
                 middle: u.position,
                 radius: rules.units[u.kind as usize].radius,
                 moving: u.route.is_some(),
-                formation: u.formation,
-                headed: u.route.as_ref().map_or(u.position, |r| r.goal),
             };
+            if let Some(formation) = u.formation {
+                self.members.push(Member {
+                    entity: u.id,
+                    formation,
+                    headed: u.route.as_ref().map_or(u.position, |r| r.goal),
+                });
+            }
         }
+    }
+
+    /// The formation `entity` belongs to and where it is headed, if it is in one.
+    pub fn member(&self, entity: EntityId) -> Option<&Member> {
+        self.members
+            .binary_search_by_key(&entity, |m| m.entity)
+            .ok()
+            .map(|k| &self.members[k])
     }
 
     /// Unit `unit_index` (its place in the state's list) has walked to `middle` this tick: its

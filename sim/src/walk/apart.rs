@@ -99,13 +99,13 @@ impl Stepper<'_> {
         })
     }
 
-    /// Bodies a walker at `p` might come too near: everyone but itself and those it lets
-    /// through ([`Stepper::lets_through`]).
+    /// Bodies a walker at `p` might come too near: everyone but itself. Those it lets through
+    /// ([`Stepper::lets_through`]) are left out by the callers, after the distance test.
     fn near(&self, p: Vec2) -> impl Iterator<Item = &Body> + '_ {
         let me = self.me;
         self.survey
             .near(p, self.radius + self.widest)
-            .filter(move |b| b.entity != me && !self.lets_through(p, b))
+            .filter(move |b| b.entity != me)
     }
 
     /// Whether a walker at `p` marching to its place in a formation lets `b` through rather than
@@ -125,11 +125,14 @@ impl Stepper<'_> {
         let Some((formation, place)) = self.march else {
             return false;
         };
-        if b.formation != Some(formation) {
+        let Some(member) = self.survey.member(b.entity) else {
+            return false;
+        };
+        if member.formation != formation {
             return false;
         }
         let allow = self.allowance_sq(b);
-        let end = b.headed - place;
+        let end = member.headed - place;
         if squared(end) < allow {
             return false;
         }
@@ -146,12 +149,20 @@ impl Stepper<'_> {
     }
 
     /// Whether stepping from `from` to `p` brings the walker nearer than the allowance to a body
-    /// it was not already nearer to.
+    /// it was not already nearer to (and does not let through). This scan is the tick's hottest
+    /// loop: a walker in no formation march takes a path with no formation test in it, which
+    /// keeps the scan inlined (asked in the same closure, the tick benchmark's median rose from
+    /// about 525 to 650 µs).
     pub fn crowds(&self, from: Vec2, p: Vec2) -> bool {
-        self.near(p).any(|b| {
+        let too_near = |b: &Body| {
             let now = squared(p - b.middle);
             now < self.allowance_sq(b) && now < squared(from - b.middle)
-        })
+        };
+        if self.march.is_none() {
+            return self.near(p).any(too_near);
+        }
+        self.near(p)
+            .any(|b| too_near(b) && !self.lets_through(p, b))
     }
 
     /// Where a step from `from` toward `to` really goes: `to` when it keeps apart; else bent away
@@ -169,7 +180,10 @@ impl Stepper<'_> {
         let mut bend = Vec2::ZERO;
         for b in self.near(to) {
             let now = squared(to - b.middle);
-            if now >= self.allowance_sq(b) || now >= squared(from - b.middle) {
+            if now >= self.allowance_sq(b)
+                || now >= squared(from - b.middle)
+                || self.lets_through(to, b)
+            {
                 continue;
             }
             let allow = (self.radius + b.radius) * K_KEEP_APART;
