@@ -126,6 +126,48 @@ fn formation_with_fighters_behind_in_every_layout() {
     }
 }
 
+/// A formation sent near the map's edge (scenarios/formation_at_the_edge.toml: to (40, 44) on a
+/// 48-row map, its front corner laid out off the bottom). The layout is shifted inward so every
+/// body stands on the map, rather than each place off it being turned into the nearest point
+/// its unit could stand on (which stacked neighbours). Held as laid out, turned round (the
+/// shooters ahead of the fighters), toward (60, 46) and toward a corner, in every layout: the
+/// `formation` check, together, each on its place, none stacked.
+#[test]
+fn formation_sent_to_the_edge_of_the_map() {
+    let edge = include_str!("../../scenarios/formation_at_the_edge.toml");
+    // Turned round: the knights start where the archers do and the archers where the knights do.
+    let turned = edge
+        .replace("at = [6, 12]", "at = [6, TWELVE]")
+        .replace("at = [6, 6]", "at = [6, 12]")
+        .replace("at = [6, TWELVE]", "at = [6, 6]");
+    assert_ne!(turned, edge);
+    for (how, scene) in [("as laid out", edge), ("turned round", turned.as_str())] {
+        for kind in ["line", "staggered", "box", "flank"] {
+            for to in ["[40, 44]", "[60, 46]", "[79, 47]"] {
+                let scene = scene
+                    .replace("to = [40, 44]", &format!("to = {to}"))
+                    .replace("formation = \"line\"", &format!("formation = \"{kind}\""));
+                assert!(
+                    scene.contains(&format!("to = {to}")) && scene.contains(&format!("\"{kind}\""))
+                );
+                let files = |name: &str| -> Result<String, String> {
+                    match name {
+                        "formation_mixed_speeds.toml" => Ok(scene.clone()),
+                        other => Err(format!("no file {other}")),
+                    }
+                };
+                let o = run(&["formation".to_string()], &files).expect("the formation check")[0]
+                    .clone();
+                assert!(
+                    o.passed,
+                    "{how}, {kind} to {to} failed on {:?}; figures: {:?}",
+                    o.failed, o.figures
+                );
+            }
+        }
+    }
+}
+
 /// A chaser of a fleeing unit replans per the spec's table.
 #[test]
 fn chasetable() {

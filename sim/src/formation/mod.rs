@@ -2,13 +2,15 @@
 //!
 //! A person's group sent somewhere marches in the formation chosen: the group is laid out about
 //! the point facing the way it marches ([`layout`]), places are dealt by where the units stand
-//! (furthest forward to the front rank, each rank from one side to the other), every member's
-//! route is capped at the slowest member's speed, and villagers take no part (placed side by side
-//! about the point, at their own pace). Choosing a formation locks it ([`lock`]): wherever any
-//! member is sent, the whole formation goes, until disbanded or another is chosen; a unit that
-//! changes sides leaves, and one left alone is in none ([`tidy`]). On the march, members whose
-//! ways to their places cross let each other through ([`crate::walk::Stepper::lets_through`],
-//! Cohort's choice), so fighters that start behind the shooters still reach the front in time.
+//! (furthest forward to the front rank, each rank from one side to the other), a layout that
+//! would leave the map is shifted inward whole (`inside_the_map`, Cohort's choice), every
+//! member's route is capped at the slowest member's speed, and villagers take no part (placed
+//! side by side about the point, at their own pace). Choosing a formation locks it ([`lock`]):
+//! wherever any member is sent, the whole formation goes, until disbanded or another is chosen;
+//! a unit that changes sides leaves, and one left alone is in none ([`tidy`]). On the march,
+//! members whose ways to their places cross let each other through
+//! ([`crate::walk::Stepper::lets_through`], Cohort's choice), so fighters that start behind the
+//! shooters still reach the front in time.
 
 pub mod layout;
 pub mod shape;
@@ -316,6 +318,51 @@ pub fn deal(
         let across = K_SPACING * (2 * k as i64 - (v - 1)) / 2;
         out.push((id, at(across, back), None));
     }
+    inside_the_map(world, &mut out);
     out.sort_by_key(|o| o.0);
     out
+}
+
+/// Shifts the whole layout `out` (every place by the same amount) inward, along each axis, just
+/// far enough that every member's body stands on the map when its place is at the map's edge.
+/// The spec lays a formation out "about the point" and says nothing of its edge; turning each
+/// place off the map into the nearest point the unit can stand on (`toward`) would stack
+/// neighbours on one tile, where a shifted layout keeps every neighbour a spacing apart and
+/// arrives whole (Cohort's choice). A layout wider than the map is centred on it instead, and
+/// `toward` then takes what is still off it.
+fn inside_the_map(world: &World, out: &mut [(EntityId, Vec2, Option<Fx>)]) {
+    let grid = world.grid();
+    let half = fx_ratio(1, 2);
+    let radius = |id: EntityId| {
+        world
+            .unit(id)
+            .map_or(Fx::ZERO, |u| world.rules().units[u.kind as usize].radius)
+            .min(half)
+    };
+    // The shift each axis needs: at least `lo` (the most any place is short of the low edge), at
+    // most `hi` (the least room any place has before the high edge).
+    let shift = |along: fn(Vec2) -> Fx, size: i32| {
+        let top = Fx::from_num(size) - half;
+        let mut lo = Fx::MIN;
+        let mut hi = Fx::MAX;
+        for &(id, p, _) in out.iter() {
+            let r = radius(id);
+            lo = lo.max(r - half - along(p));
+            hi = hi.min(top - r - along(p));
+        }
+        if lo > hi {
+            (lo + hi) / 2
+        } else {
+            Fx::ZERO.clamp(lo, hi)
+        }
+    };
+    if out.is_empty() {
+        return;
+    }
+    let by = Vec2::new(shift(|p| p.x, grid.width()), shift(|p| p.y, grid.height()));
+    if by != Vec2::ZERO {
+        for o in out.iter_mut() {
+            o.1 = o.1 + by;
+        }
+    }
 }
