@@ -168,6 +168,48 @@ fn formation_sent_to_the_edge_of_the_map() {
     }
 }
 
+/// A formation sent beside ground it cannot stand on (scenarios/formation_beside_the_trees.toml:
+/// to (40, 30), its front corner on a wood). A place is kept only when the unit's whole body
+/// stands on its ground; the others are turned into the nearest point clear of every goal
+/// already settled (`toward_clear_of`), rather than each into the nearest tile (which stacked
+/// neighbours). Held as laid out and turned round, with the wood and with water in its stead, in
+/// every layout: the `formation` check, together, each on its place, none stacked.
+#[test]
+fn formation_sent_beside_trees_and_water() {
+    let trees = include_str!("../../scenarios/formation_beside_the_trees.toml");
+    let wood = "T".repeat(15);
+    let water = trees.replace(&wood, &"~".repeat(15));
+    assert!(trees.contains(&wood) && !water.contains(&wood));
+    for (ground, scene) in [("trees", trees), ("water", water.as_str())] {
+        // Turned round: the knights start where the archers do, the archers where the knights do.
+        let turned = scene
+            .replace("at = [6, 12]", "at = [6, TWELVE]")
+            .replace("at = [6, 6]", "at = [6, 12]")
+            .replace("at = [6, TWELVE]", "at = [6, 6]");
+        assert_ne!(turned, scene);
+        for (how, scene) in [("as laid out", scene), ("turned round", turned.as_str())] {
+            for kind in ["line", "staggered", "box", "flank"] {
+                let scene =
+                    scene.replace("formation = \"line\"", &format!("formation = \"{kind}\""));
+                assert!(scene.contains(&format!("\"{kind}\"")));
+                let files = |name: &str| -> Result<String, String> {
+                    match name {
+                        "formation_mixed_speeds.toml" => Ok(scene.clone()),
+                        other => Err(format!("no file {other}")),
+                    }
+                };
+                let o = run(&["formation".to_string()], &files).expect("the formation check")[0]
+                    .clone();
+                assert!(
+                    o.passed,
+                    "{ground}, {how}, {kind} failed on {:?}; figures: {:?}",
+                    o.failed, o.figures
+                );
+            }
+        }
+    }
+}
+
 /// A chaser of a fleeing unit replans per the spec's table.
 #[test]
 fn chasetable() {

@@ -18,7 +18,7 @@ pub mod shape;
 pub use layout::{layout, Place, K_SPACING};
 
 use crate::command::FormationKind;
-use crate::nav::{marching, route_beside, toward, Ask};
+use crate::nav::{marching, route_beside, toward_clear_of, Ask};
 use crate::position::{fx, fx_ratio, mul_div, Fx, Vec2};
 use crate::walk::speed_of;
 use crate::world::{EntityId, Formation, Order, PlayerId, Route, UnitState, World};
@@ -124,10 +124,9 @@ pub fn locked_group(world: &World, units: &[EntityId]) -> (Vec<EntityId>, Option
 /// soldier's walk is capped at the slowest member's speed, and then at its share of it by how long
 /// its own walk is against the longest ([`together`]), so the formation arrives together.
 pub fn march_in_formation(world: &mut World, units: &[EntityId], to: Vec2, kind: FormationKind) {
-    let places = deal(world, units, to, kind);
+    let places = goals(world, &deal(world, units, to, kind));
     marching(world, units, |world| {
-        for (id, place, cap) in places {
-            let goal = toward(world, id, place).unwrap_or(place);
+        for (id, goal, cap) in places {
             let route = Ask::to_point(world, id, goal).and_then(|ask| route_beside(world, &ask));
             if let Some(u) = world.unit_mut(id) {
                 u.order = Order::Move { to: goal };
@@ -150,6 +149,44 @@ pub fn march_in_formation(world: &mut World, units: &[EntityId], to: Vec2, kind:
         }
     });
     together(world, units);
+}
+
+/// Each dealt place turned into the point its unit walks to (spec: "Sent where it cannot stand",
+/// `toward`): a place the unit's whole body can stand on is kept; every other is turned into the
+/// nearest point it can stand on whose body overlaps none of the goals already settled (the
+/// places kept first, then the turned ones in id order), so neighbours whose places are on ground
+/// they cannot stand on are not all sent to the one nearest tile (Cohort's choice, after the
+/// standing-spot rule of passing over "the spots already spoken for").
+fn goals(
+    world: &World,
+    places: &[(EntityId, Vec2, Option<Fx>)],
+) -> Vec<(EntityId, Vec2, Option<Fx>)> {
+    let radius = |id: EntityId| {
+        world
+            .unit(id)
+            .map_or(Fx::ZERO, |u| world.rules().units[u.kind as usize].radius)
+    };
+    let kept: Vec<bool> = places
+        .iter()
+        .map(|&(id, place, _)| toward_clear_of(world, id, place, &[]).is_none_or(|p| p == place))
+        .collect();
+    let mut taken: Vec<(Vec2, Fx)> = places
+        .iter()
+        .zip(&kept)
+        .filter(|(_, &k)| k)
+        .map(|(&(id, place, _), _)| (place, radius(id)))
+        .collect();
+    let mut out = Vec::with_capacity(places.len());
+    for (&(id, place, cap), &k) in places.iter().zip(&kept) {
+        if k {
+            out.push((id, place, cap));
+            continue;
+        }
+        let goal = toward_clear_of(world, id, place, &taken).unwrap_or(place);
+        taken.push((goal, radius(id)));
+        out.push((id, goal, cap));
+    }
+    out
 }
 
 /// How far a unit walks along its route from where it stands.

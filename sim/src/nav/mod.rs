@@ -19,4 +19,4 @@ pub use route::{region_here, route, route_for, Ask};
 pub use spot::{find_standing_spot, Approach, Spot};
 pub use standing::{standing_in_the_way, K_STANDING_REACH};
 pub use survey::{Body, Survey};
-pub use toward::{toward, K_TOWARD_REACH};
+pub use toward::{toward, toward_clear_of, K_TOWARD_REACH};

@@ -8,7 +8,7 @@
 //! taken, so the unit comes as near as the ground allows rather than to a tile's middle.
 
 use super::route::region_here;
-use crate::position::{fx_ratio, Fx, Tile, Vec2};
+use crate::position::{fx_ratio, tile_of, Fx, Tile, Vec2};
 use crate::world::{EntityId, World};
 
 /// How many rings round the point are searched, in tiles.
@@ -17,6 +17,33 @@ pub const K_TOWARD_REACH: i32 = 32;
 /// The point nearest `to` that `unit` can stand on and reach, or `None` when it has no region or
 /// none of its region lies within [`K_TOWARD_REACH`] tiles of `to`. Same inputs, same point.
 pub fn toward(world: &World, unit: EntityId, to: Vec2) -> Option<Vec2> {
+    nearest(world, unit, to, &[], false)
+}
+
+/// As [`toward`], for a formation's place: the point is kept only when the unit's whole body (a
+/// box of its radius) stands on ground of its region, not just its middle, and when it has to be
+/// moved, a point whose body would overlap one of `taken` (points spoken for, each with its
+/// body's radius) is passed over for the next nearest, as the standing-spot planner passes over
+/// "the spots already spoken for". A formation's places turned one by one would otherwise land
+/// neighbours on one tile (Cohort's choice).
+pub fn toward_clear_of(
+    world: &World,
+    unit: EntityId,
+    to: Vec2,
+    taken: &[(Vec2, Fx)],
+) -> Option<Vec2> {
+    nearest(world, unit, to, taken, true)
+}
+
+/// [`toward`] (`whole_body` false: the point is kept when its tile is of the unit's region) and
+/// [`toward_clear_of`] (`whole_body` true: when every tile the body covers is) in one.
+fn nearest(
+    world: &World,
+    unit: EntityId,
+    to: Vec2,
+    taken: &[(Vec2, Fx)],
+    whole_body: bool,
+) -> Option<Vec2> {
     let u = world.unit(unit)?;
     let key = world.key_of(u);
     let radius = world.rules().units[u.kind as usize].radius;
@@ -24,25 +51,49 @@ pub fn toward(world: &World, unit: EntityId, to: Vec2) -> Option<Vec2> {
     let regions = &world.caches.regions;
     let region = region_here(regions, grid, key, u.position.tile())?;
     let centre = to.tile();
-    if regions.region_of(grid, key, centre) == Some(region) {
+    let ours = |t: Tile| regions.region_of(grid, key, t) == Some(region);
+    let stands = if whole_body {
+        body_tiles(to, radius).all(ours)
+    } else {
+        ours(centre)
+    };
+    if stands {
         return Some(to);
     }
+    let clear = |p: Vec2| {
+        taken.iter().all(|&(q, r)| {
+            let reach = radius + r;
+            (p.x - q.x).abs() >= reach || (p.y - q.y).abs() >= reach
+        })
+    };
     for r in 1..=K_TOWARD_REACH {
-        let mut best: Option<(i128, Tile)> = None;
+        let mut best: Option<(i128, Vec2)> = None;
         for t in ring(centre, r) {
             if regions.region_of(grid, key, t) != Some(region) {
                 continue;
             }
+            let p = facing(t, to, radius);
+            if !clear(p) {
+                continue;
+            }
             let d = squared(Vec2::of_tile(t) - u.position);
             if best.is_none_or(|(bd, _)| d < bd) {
-                best = Some((d, t));
+                best = Some((d, p));
             }
         }
-        if let Some((_, t)) = best {
-            return Some(facing(t, to, radius));
+        if let Some((_, p)) = best {
+            return Some(p);
         }
     }
     None
+}
+
+/// The tiles a body of `radius` at `at` covers inside (touching a tile's edge is not covering).
+fn body_tiles(at: Vec2, radius: Fx) -> impl Iterator<Item = Tile> {
+    let bit = Fx::from_bits(1);
+    let (x0, x1) = (tile_of(at.x - radius + bit), tile_of(at.x + radius - bit));
+    let (y0, y1) = (tile_of(at.y - radius + bit), tile_of(at.y + radius - bit));
+    (y0..=y1).flat_map(move |y| (x0..=x1).map(move |x| Tile::new(x, y)))
 }
 
 /// The tiles of the square ring `r` tiles out from `c`, row by row (tile index order).
