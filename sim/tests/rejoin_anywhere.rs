@@ -10,7 +10,7 @@
 
 use cohort_sim::command::{Command, FormationKind, PlayerCommand};
 use cohort_sim::map::{generate, MapOptions};
-use cohort_sim::world::Snapshot;
+use cohort_sim::world::{Rng, Snapshot};
 use cohort_sim::{fx, EntityId, Ruleset, StateHash, Vec2, World};
 use proptest::prelude::*;
 use std::sync::Arc;
@@ -20,20 +20,17 @@ const TURN_TICKS: u32 = 4;
 /// Turns in one random match.
 const TURNS: u64 = 150;
 
-/// SplitMix64: the test's own seeded generator.
-struct Dice(u64);
+/// The test's dice: the sim's own seeded generator, used outside any world.
+struct Dice(Rng);
 
 impl Dice {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+    fn new(seed: u64) -> Dice {
+        Dice(Rng::new(seed))
     }
 
+    /// A number in `0..n` (0 when `n` is 0).
     fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
+        self.0.below(n as u64) as usize
     }
 }
 
@@ -109,7 +106,7 @@ fn play(world: &mut World, from_turn: u64, seed: u64, turns: &mut Vec<Vec<Player
     let size = world.grid().width();
     let points: Vec<Vec2> = (0..6)
         .map(|k| {
-            let mut d = Dice(seed ^ k);
+            let mut d = Dice::new(seed ^ k);
             Vec2::new(
                 fx(4 + d.below(size as usize - 8) as i32),
                 fx(4 + d.below(size as usize - 8) as i32),
@@ -118,7 +115,7 @@ fn play(world: &mut World, from_turn: u64, seed: u64, turns: &mut Vec<Vec<Player
         .collect();
     for turn in from_turn..TURNS {
         if turns.len() as u64 <= turn {
-            let mut dice = Dice(seed.wrapping_mul(31).wrapping_add(turn));
+            let mut dice = Dice::new(seed.wrapping_mul(31).wrapping_add(turn));
             let commands = (0..players)
                 .filter_map(|p| command(world, p, &mut dice, &points))
                 .collect();
