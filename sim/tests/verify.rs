@@ -12,6 +12,40 @@ fn holds(name: &str) {
     );
 }
 
+/// The `formation` check run over `scene` in place of its own file
+/// (`formation_mixed_speeds.toml`): whether it held, and if not, what failed and every figure.
+fn formation_over(scene: &str) -> Result<(), String> {
+    let files = |name: &str| -> Result<String, String> {
+        match name {
+            "formation_mixed_speeds.toml" => Ok(scene.to_string()),
+            other => Err(format!("no file {other}")),
+        }
+    };
+    let o = run(&["formation".to_string()], &files).expect("the formation check")[0].clone();
+    if o.passed {
+        Ok(())
+    } else {
+        Err(format!(
+            "failed on {:?}; figures: {:?}",
+            o.failed, o.figures
+        ))
+    }
+}
+
+/// A formation scene turned round: the knights start where the archers do and the archers
+/// where the knights do, so the shooters start ahead of the hand-to-hand fighters.
+fn turned_round(scene: &str) -> String {
+    let turned = scene
+        .replace("at = [6, 12]", "at = [6, TWELVE]")
+        .replace("at = [6, 6]", "at = [6, 12]")
+        .replace("at = [6, TWELVE]", "at = [6, 6]");
+    assert_ne!(
+        turned, scene,
+        "the scene has the knights and archers to swap"
+    );
+    turned
+}
+
 /// planner (standing spots): own face first and finely, a worker's width apart, corners clear,
 /// then full; blocked when walled in.
 #[test]
@@ -81,18 +115,9 @@ fn formation() {
 #[test]
 fn formation_with_fighters_behind_the_shooters() {
     let behind = include_str!("../../scenarios/formation_fighters_behind.toml");
-    let files = |name: &str| -> Result<String, String> {
-        match name {
-            "formation_mixed_speeds.toml" => Ok(behind.to_string()),
-            other => Err(format!("no file {other}")),
-        }
-    };
-    let o = run(&["formation".to_string()], &files).expect("the formation check")[0].clone();
-    assert!(
-        o.passed,
-        "failed on {:?}; figures: {:?}",
-        o.failed, o.figures
-    );
+    if let Err(e) = formation_over(behind) {
+        panic!("{e}");
+    }
 }
 
 /// The turned-round formation in every layout and toward other points: down the map (the
@@ -109,19 +134,9 @@ fn formation_with_fighters_behind_in_every_layout() {
             assert!(
                 scene.contains(&format!("to = {to}")) && scene.contains(&format!("\"{kind}\""))
             );
-            let files = |name: &str| -> Result<String, String> {
-                match name {
-                    "formation_mixed_speeds.toml" => Ok(scene.clone()),
-                    other => Err(format!("no file {other}")),
-                }
-            };
-            let o =
-                run(&["formation".to_string()], &files).expect("the formation check")[0].clone();
-            assert!(
-                o.passed,
-                "{kind} to {to} failed on {:?}; figures: {:?}",
-                o.failed, o.figures
-            );
+            if let Err(e) = formation_over(&scene) {
+                panic!("{kind} to {to} {e}");
+            }
         }
     }
 }
@@ -135,12 +150,7 @@ fn formation_with_fighters_behind_in_every_layout() {
 #[test]
 fn formation_sent_to_the_edge_of_the_map() {
     let edge = include_str!("../../scenarios/formation_at_the_edge.toml");
-    // Turned round: the knights start where the archers do and the archers where the knights do.
-    let turned = edge
-        .replace("at = [6, 12]", "at = [6, TWELVE]")
-        .replace("at = [6, 6]", "at = [6, 12]")
-        .replace("at = [6, TWELVE]", "at = [6, 6]");
-    assert_ne!(turned, edge);
+    let turned = turned_round(edge);
     for (how, scene) in [("as laid out", edge), ("turned round", turned.as_str())] {
         for kind in ["line", "staggered", "box", "flank"] {
             for to in ["[40, 44]", "[60, 46]", "[79, 47]"] {
@@ -150,19 +160,9 @@ fn formation_sent_to_the_edge_of_the_map() {
                 assert!(
                     scene.contains(&format!("to = {to}")) && scene.contains(&format!("\"{kind}\""))
                 );
-                let files = |name: &str| -> Result<String, String> {
-                    match name {
-                        "formation_mixed_speeds.toml" => Ok(scene.clone()),
-                        other => Err(format!("no file {other}")),
-                    }
-                };
-                let o = run(&["formation".to_string()], &files).expect("the formation check")[0]
-                    .clone();
-                assert!(
-                    o.passed,
-                    "{how}, {kind} to {to} failed on {:?}; figures: {:?}",
-                    o.failed, o.figures
-                );
+                if let Err(e) = formation_over(&scene) {
+                    panic!("{how}, {kind} to {to} {e}");
+                }
             }
         }
     }
@@ -181,30 +181,15 @@ fn formation_sent_beside_trees_and_water() {
     let water = trees.replace(&wood, &"~".repeat(15));
     assert!(trees.contains(&wood) && !water.contains(&wood));
     for (ground, scene) in [("trees", trees), ("water", water.as_str())] {
-        // Turned round: the knights start where the archers do, the archers where the knights do.
-        let turned = scene
-            .replace("at = [6, 12]", "at = [6, TWELVE]")
-            .replace("at = [6, 6]", "at = [6, 12]")
-            .replace("at = [6, TWELVE]", "at = [6, 6]");
-        assert_ne!(turned, scene);
+        let turned = turned_round(scene);
         for (how, scene) in [("as laid out", scene), ("turned round", turned.as_str())] {
             for kind in ["line", "staggered", "box", "flank"] {
                 let scene =
                     scene.replace("formation = \"line\"", &format!("formation = \"{kind}\""));
                 assert!(scene.contains(&format!("\"{kind}\"")));
-                let files = |name: &str| -> Result<String, String> {
-                    match name {
-                        "formation_mixed_speeds.toml" => Ok(scene.clone()),
-                        other => Err(format!("no file {other}")),
-                    }
-                };
-                let o = run(&["formation".to_string()], &files).expect("the formation check")[0]
-                    .clone();
-                assert!(
-                    o.passed,
-                    "{ground}, {how}, {kind} failed on {:?}; figures: {:?}",
-                    o.failed, o.figures
-                );
+                if let Err(e) = formation_over(&scene) {
+                    panic!("{ground}, {how}, {kind} {e}");
+                }
             }
         }
     }
