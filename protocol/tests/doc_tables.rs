@@ -28,6 +28,14 @@ fn index<T: serde::Serialize>(message: &T) -> u8 {
     encode_message(message).unwrap()[0]
 }
 
+/// Every message has its row (its codec index and name), and the table has no other rows.
+fn assert_table<T: serde::Serialize>(table: &str, messages: &[(&str, T)]) {
+    for (name, m) in messages {
+        assert_row(table, index(m), name);
+    }
+    assert_eq!(table.matches("\n| ").count() - 1, messages.len(), "rows");
+}
+
 fn assert_row(text: &str, index: u8, name: &str) {
     let row = format!("| {index} | `{name}` |");
     assert!(
@@ -91,10 +99,7 @@ fn the_client_messages_table_has_the_codecs_indices() {
             },
         ),
     ];
-    for (name, m) in &messages {
-        assert_row(table, index(m), name);
-    }
-    assert_eq!(table.matches("\n| ").count() - 1, messages.len(), "rows");
+    assert_table(table, &messages);
 }
 
 #[test]
@@ -179,10 +184,7 @@ fn the_server_messages_table_has_the_codecs_indices() {
         ),
         ("Error", ServerMessage::error(ErrorCode::Internal, "")),
     ];
-    for (name, m) in &messages {
-        assert_row(table, index(m), name);
-    }
-    assert_eq!(table.matches("\n| ").count() - 1, messages.len(), "rows");
+    assert_table(table, &messages);
 }
 
 #[test]
