@@ -172,6 +172,8 @@ pub struct MatchStats {
     pub desyncs: u64,
     pub reports: u64,
     pub dropped: u64,
+    /// Seats taken over by a new connection with the slot's token.
+    pub taken_over: u64,
     pub refused_messages: u64,
     pub peak_peers: usize,
 }
