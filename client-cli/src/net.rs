@@ -236,9 +236,7 @@ impl Link {
                 ))
                 | Err(quinn::ReadError::ConnectionLost(quinn::ConnectionError::LocallyClosed)) => {
                     // The end of the stream: a frame cut short is an error, not a message.
-                    self.reader
-                        .finish()
-                        .context("the server's stream ended")?;
+                    self.reader.finish().context("the server's stream ended")?;
                     return Ok(None);
                 }
                 Err(e) => return Err(e).context("reading from the server"),

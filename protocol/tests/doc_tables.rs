@@ -326,7 +326,9 @@ fn the_token_example_is_what_mint_makes() {
 fn the_close_codes_table_has_the_servers_codes_and_reasons() {
     use cohort_protocol::close::SERVER_CLOSES;
     let doc = doc();
-    let start = doc.find("| code | reason | when |").expect("the close table");
+    let start = doc
+        .find("| code | reason | when |")
+        .expect("the close table");
     let table: Vec<&str> = doc[start..]
         .lines()
         .skip(2)

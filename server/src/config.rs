@@ -439,7 +439,10 @@ require_hashes = true
             ..Args::default()
         };
         let c = ServerConfig::load(&everywhere, &rules()).unwrap();
-        assert!(c.matches[0].require_hashes, "the flag sets it for every match");
+        assert!(
+            c.matches[0].require_hashes,
+            "the flag sets it for every match"
+        );
     }
 
     #[test]

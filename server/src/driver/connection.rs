@@ -78,7 +78,10 @@ pub async fn run(incoming: quinn::Incoming, host: Arc<Host>, peer: PeerId) {
     let (send, mut recv) = match tokio::time::timeout(HELLO_TIMEOUT, conn.accept_bi()).await {
         Ok(Ok(s)) => s,
         _ => {
-            conn.close(close::NO_STREAM.code.into(), close::NO_STREAM.reason_bytes());
+            conn.close(
+                close::NO_STREAM.code.into(),
+                close::NO_STREAM.reason_bytes(),
+            );
             return;
         }
     };
