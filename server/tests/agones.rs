@@ -228,8 +228,8 @@ async fn when_its_matches_end_the_server_says_shutdown_on_its_way_out() {
         let o = tokio::time::timeout(STEP_TIMEOUT, b)
             .await
             .expect("the bot finishes")
-            .unwrap()
             .unwrap();
+        assert_eq!(o.error, None);
         assert_eq!(o.tally.turns_run, 10);
     }
     let status = tokio::task::spawn_blocking(move || {
