@@ -92,6 +92,9 @@ pub struct Search<'a> {
     /// The tiles of the units standing in the way, one entry per unit: each costs
     /// [`K_PAST_STANDING`] on a tile the search steps onto.
     pub standing: &'a [Tile],
+    /// Tiles the search must not step onto, as though closed (a detour round the bodies holding
+    /// a walker up: Cohort's choice, `crate::walk::held`). The start is never blocked.
+    pub blocked: &'a [Tile],
     /// Whether a tile beside closed ground costs [`K_BESIDE_CLOSED`] more.
     pub beside_closed: bool,
     pub budget: Budget,
@@ -107,6 +110,7 @@ impl<'a> Search<'a> {
             from,
             to,
             standing: &[],
+            blocked: &[],
             beside_closed: true,
             budget: Budget::Spec,
             landmarks: None,
@@ -286,6 +290,16 @@ pub fn find_route(grid: &Grid, scratch: &mut Scratch, search: &Search) -> Found 
             if n.flags >> STANDING_SHIFT < MOST_STANDING {
                 n.flags += 1 << STANDING_SHIFT;
             }
+        }
+    }
+
+    for t in search.blocked {
+        if grid.contains(*t) && *t != from {
+            nodes[board.padded(t.x, t.y)] = Node {
+                generation,
+                g: u32::MAX,
+                flags: NO_PARENT | CLOSED,
+            };
         }
     }
 

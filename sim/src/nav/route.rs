@@ -10,7 +10,7 @@ use super::standing::standing_in_the_way;
 use crate::astar::{find_route, straighten, Budget, Search, StandingBody, Walker};
 use crate::grid::{Grid, Keyed, RegionId, Regions};
 use crate::position::{Bounds, Fx, Tile, Vec2};
-use crate::world::{EntityId, Route, World};
+use crate::world::{EntityId, Progress, Route, World};
 
 /// What a route is asked for: who walks, from where, to where, and to what.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,6 +53,20 @@ pub fn route(world: &mut World, unit: EntityId, to: Vec2) -> Option<Route> {
 /// (refused without a search), or the search got nowhere from the start. Counts the searches run
 /// and their expansions in `world.counters`. Same world and ask, same route, every machine.
 pub fn route_for(world: &mut World, ask: &Ask) -> Option<Route> {
+    plan(world, ask, None)
+}
+
+/// A detour for a walker held up by a crowd (Cohort's choice, `crate::walk::held`): a route as
+/// asked that steps on none of `blocked` (the tiles of the bodies about it) nor onto the tile
+/// of any unit standing in the way, as though they were closed ground — but for the start, and
+/// but for a big crowd at the goal, which it still walks straight into. `None` as for
+/// [`route_for`].
+pub fn route_round(world: &mut World, ask: &Ask, blocked: &[Tile]) -> Option<Route> {
+    plan(world, ask, Some(blocked))
+}
+
+/// [`route_for`], and with `round` [`route_round`].
+fn plan(world: &mut World, ask: &Ask, round: Option<&[Tile]>) -> Option<Route> {
     let unit = world.unit(ask.unit)?;
     let key = world.key_of(unit);
     let radius = world.rules().units[unit.kind as usize].radius;
@@ -82,6 +96,10 @@ pub fn route_for(world: &mut World, ask: &Ask) -> Option<Route> {
         })
         .collect();
 
+    let closed: Vec<Tile> = match round {
+        Some(blocked) => blocked.iter().chain(&tiles).copied().collect(),
+        None => Vec::new(),
+    };
     let found = {
         let World { state, caches, .. } = &mut *world;
         let search = Search {
@@ -89,6 +107,7 @@ pub fn route_for(world: &mut World, ask: &Ask) -> Option<Route> {
             from,
             to,
             standing: &tiles,
+            blocked: &closed,
             beside_closed: true,
             budget: Budget::Spec,
             landmarks: caches.landmarks.layer(&state.grid, key.layer()),
@@ -127,6 +146,8 @@ pub fn route_for(world: &mut World, ask: &Ask) -> Option<Route> {
         target: ask.target,
         range: ask.range,
         replans: 0,
+        progress: Progress::from(world.state.tick),
+        fine: 0,
     })
 }
 

@@ -12,8 +12,10 @@
 
 pub mod apart;
 pub mod goal;
+pub mod held;
 pub mod push;
 pub mod reach;
+pub mod short;
 
 pub use apart::{marching_with, Stepper, K_KEEP_APART};
 pub use goal::{K_MOST_RING_TRIES, K_RINGS, K_RING_SPACING};
@@ -86,8 +88,13 @@ pub fn walk_all(world: &mut World) {
             continue;
         };
         let outcome = walk(world, i, &mut route, widest);
+        let now = world.state.tick;
         let at = match outcome {
             Outcome::Walking { at, ring } => {
+                held::note(&mut route, at, now);
+                if held::due_detour(&route, now) {
+                    held::detour(world, i, &mut route, at);
+                }
                 let u = &mut world.state.units[i];
                 u.ring_tries += u8::from(ring);
                 u.route = Some(route);
@@ -110,18 +117,28 @@ pub fn walk_all(world: &mut World) {
     }
 }
 
+/// The stepper for unit `i` walking `route` this tick.
+pub fn stepper<'a>(world: &'a World, i: usize, route: &Route) -> Stepper<'a> {
+    let u = &world.state.units[i];
+    Stepper {
+        grid: world.grid(),
+        survey: &world.caches.survey,
+        key: world.key_of(u),
+        me: u.id,
+        radius: world.rules().units[u.kind as usize].radius,
+        widest: widest(world),
+        march: apart::marching_with(u.formation, route),
+        squeeze: held::squeezes(route, world.state.tick),
+    }
+}
+
 /// One unit's walk this tick.
 fn walk(world: &World, i: usize, route: &mut Route, widest: Fx) -> Outcome {
     let u = &world.state.units[i];
     let radius = world.rules().units[u.kind as usize].radius;
     let s = Stepper {
-        grid: world.grid(),
-        survey: &world.caches.survey,
-        key: world.key_of(u),
-        me: u.id,
-        radius,
         widest,
-        march: apart::marching_with(u.formation, route),
+        ..stepper(world, i, route)
     };
     let mut speed = speed_of(world, u);
     if let Some(cap) = route.speed_cap {
@@ -144,14 +161,15 @@ fn walk(world: &World, i: usize, route: &mut Route, widest: Fx) -> Outcome {
         };
         let d = at.distance(next);
         if d == Fx::ZERO {
-            route.waypoints.remove(0);
+            route.pass_corner();
             continue;
         }
         if route.waypoints.len() > 1
             && d <= K_LOOK_AHEAD
             && body_clear(s.grid, s.key, at, route.waypoints[1], radius)
+            && (route.fine == 0 || s.sees_past_bodies(at, route.waypoints[1], K_LOOK_AHEAD))
         {
-            route.waypoints.remove(0);
+            route.pass_corner();
             continue;
         }
         let (to, lands) = if d <= left {
@@ -189,7 +207,7 @@ fn walk(world: &World, i: usize, route: &mut Route, widest: Fx) -> Outcome {
             break;
         }
         if lands {
-            route.waypoints.remove(0);
+            route.pass_corner();
         }
     }
     if route.waypoints.is_empty() {

@@ -71,6 +71,59 @@ pub struct Route {
     pub range: Fx,
     /// Replans spent on this order (at most the spec's `kMostReplans`).
     pub replans: u8,
+    /// How the walk is getting on: what a walker held up by a crowd does depends on how long it
+    /// has been held (`crate::walk::held`, Cohort's choice).
+    #[serde(default)]
+    pub progress: Progress,
+    /// How many of the first corners are a way through the gaps of a crowd
+    /// (`crate::walk::short`): the look-ahead cuts those only past the bodies about them too.
+    #[serde(default)]
+    pub fine: u8,
+}
+
+impl Route {
+    /// The first corner is passed (landed on, or cut).
+    pub fn pass_corner(&mut self) {
+        if !self.waypoints.is_empty() {
+            self.waypoints.remove(0);
+        }
+        self.fine = self.fine.saturating_sub(1);
+    }
+}
+
+/// How a walk is getting on (Cohort's choice: no crowd holds a walker still for good; see
+/// `crate::walk::held`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Progress {
+    /// The nearest the walker has come to its first corner since it last got on.
+    pub nearest: Fx,
+    /// The corners its walk had left then.
+    pub corners: u32,
+    /// The tick it last got on: came `K_PROGRESS` nearer its first corner, or reached one.
+    pub since: u64,
+    /// The tick of its last detour (a plan round the bodies in its way), if it made one.
+    pub detoured: Option<u64>,
+}
+
+impl Default for Progress {
+    fn default() -> Progress {
+        Progress {
+            nearest: Fx::MAX,
+            corners: u32::MAX,
+            since: 0,
+            detoured: None,
+        }
+    }
+}
+
+impl Progress {
+    /// A walk that set off at `tick`.
+    pub fn from(tick: u64) -> Progress {
+        Progress {
+            since: tick,
+            ..Progress::default()
+        }
+    }
 }
 
 /// A unit.

@@ -1,0 +1,60 @@
+//! Runs scenario files and prints what the run's watch saw, one JSON line each:
+//! `cargo run --release -p cohort-sim --example scenes -- scenarios/crowds/*.toml`.
+//!
+//! The figures are those of `cohort sim --json` (docs/SCENARIOS.md, "Stalls, waits, overlaps"),
+//! summed up for a table: units, units still with an order, stalled, the longest stall and
+//! wait (seconds), overlaps now and during the run, bodies over closed ground, replans per unit
+//! second, route searches, and the orders that ended on their own.
+
+use cohort_sim::scenario::{Runner, Scenario};
+use cohort_sim::world::{Order, TICK_MS};
+use std::path::Path;
+
+fn main() {
+    for arg in std::env::args().skip(1) {
+        let path = Path::new(&arg);
+        let text = std::fs::read_to_string(path).expect("read the scenario");
+        let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+        let files = move |n: &str| std::fs::read_to_string(dir.join(n)).map_err(|e| e.to_string());
+        let s = match Scenario::from_toml(&text, &arg, &files, None) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("{e}");
+                continue;
+            }
+        };
+        let ticks = s.ticks;
+        let mut r = Runner::new(s);
+        r.run(ticks, |_| {});
+        let w = r.report().watch;
+        let world = &r.world;
+        let secs = |t: u64| t as f64 * f64::from(TICK_MS) / 1000.0;
+        let busy = world
+            .state
+            .units
+            .iter()
+            .filter(|u| !matches!(u.order, Order::Idle | Order::Hold))
+            .count();
+        let unit_seconds = w.busy_unit_seconds.to_num::<f64>().max(1e-9);
+        println!(
+            "{}",
+            serde_json::json!({
+                "scene": path.file_stem().map(|s| s.to_string_lossy().into_owned()),
+                "units": world.state.units.len(),
+                "busy": busy,
+                "stalled": w.stalled.iter().filter(|s| !s.waiting).count(),
+                "waiting": w.stalled.iter().filter(|s| s.waiting).count(),
+                "longest_stall": w.longest_stall.map_or(0.0, |s| secs(s.ticks)),
+                "longest_wait": w.longest_wait.map_or(0.0, |s| secs(s.ticks)),
+                "overlaps": w.overlaps.len(),
+                "overlap_onsets": w.overlap_onsets,
+                "deepest_overlap_per_mille": w.deepest_overlap.map(|o| o.per_mille as i64),
+                "in_closed_ground": w.in_closed_ground.len(),
+                "deepest_in_closed_ground": w.deepest_in_closed_ground.map_or(0.0, |c| c.depth.to_num::<f64>()),
+                "replans_per_unit_second": world.counters.replans as f64 / unit_seconds,
+                "route_searches": world.counters.route_searches,
+                "orders_ended": w.ended.len(),
+            })
+        );
+    }
+}

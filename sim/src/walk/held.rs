@@ -1,0 +1,140 @@
+//! A walker held up by a crowd (Cohort's choice, not the spec's).
+//!
+//! The spec's walk bends a walker's own step away from the bodies it would crowd and turns it
+//! aside where the bend would send it back, "so a crowd cannot hold it still for good". In
+//! ordinary crowds that is not enough: two armies meeting head-on pack into a wall where every
+//! step crowds someone, carriers leaving a mine jam against those coming in, a walker whose
+//! straight way runs into units on hold wedges between them. Each walk keeps how it is getting
+//! on ([`crate::world::Progress`]): it gets on when it comes [`K_PROGRESS`] nearer its first
+//! corner, or reaches a corner. Held longer, it does more, in this order:
+//!
+//! 1. after [`K_DETOUR_AFTER_TICKS`] it makes a **detour**: it plans again from where it stands
+//!    with the tiles of the bodies about it (within [`K_DETOUR_REACH`]) and of the units standing
+//!    in its way as closed ground, so the search goes round them; at most once every
+//!    [`K_DETOUR_EVERY_TICKS`], and never counted against the spec's `K_MOST_REPLANS` (being
+//!    held up by units is not ground closing). No way round keeps the walk it has.
+//! 2. after [`K_SQUEEZE_AFTER_TICKS`] it **squeezes** past those on the move: it keeps only
+//!    [`K_SQUEEZE_APART`] of their radii from walkers (still the whole allowance from anyone
+//!    standing: nobody standing is pushed), until it gets on again.
+//!
+//! Every tick also, movers meeting head-on both turn to the same side (their right:
+//! [`crate::walk::Stepper::keep_apart`]), so two walkers coming at each other pass rather than
+//! push each other aside by turns.
+
+use super::short::short_way;
+use super::stepper;
+use crate::nav::{route_round, Ask};
+use crate::position::{fx, fx_ratio, Fx, Tile, Vec2};
+use crate::world::{Progress, Route, World, TICK_MS};
+
+/// A walker gets on when it comes this much nearer its first corner (an eighth of a tile).
+pub const K_PROGRESS: Fx = fx_ratio(1, 8);
+/// A walker held this long (a second of game time) makes a detour.
+pub const K_DETOUR_AFTER_TICKS: u64 = 1000 / TICK_MS as u64;
+/// At most one detour this often (two seconds), so a held walker plans at most half as often as
+/// a chaser.
+pub const K_DETOUR_EVERY_TICKS: u64 = 2000 / TICK_MS as u64;
+/// A walker held this long (three seconds) squeezes past those on the move.
+pub const K_SQUEEZE_AFTER_TICKS: u64 = 3000 / TICK_MS as u64;
+/// A detour treats the tiles of the bodies within this many tiles of the walker as closed.
+pub const K_DETOUR_REACH: Fx = fx(2);
+/// Squeezing past a walker keeps this share of their two radii between them (half, where keeping
+/// apart keeps three quarters).
+pub const K_SQUEEZE_APART: Fx = fx_ratio(1, 2);
+
+/// How many ticks the walk on `route` has been held, at tick `now`.
+pub fn held_ticks(route: &Route, now: u64) -> u64 {
+    now.saturating_sub(route.progress.since)
+}
+
+/// Whether a walker held this long squeezes past those on the move.
+pub fn squeezes(route: &Route, now: u64) -> bool {
+    held_ticks(route, now) >= K_SQUEEZE_AFTER_TICKS
+}
+
+/// Notes where the walker on `route` stands after its step at tick `now`: it got on if it
+/// reached a corner or came [`K_PROGRESS`] nearer its first.
+pub fn note(route: &mut Route, at: Vec2, now: u64) {
+    let Some(&corner) = route.waypoints.first() else {
+        return;
+    };
+    let corners = route.waypoints.len() as u32;
+    let d = at.distance(corner);
+    let p = &mut route.progress;
+    if corners < p.corners || p.nearest.saturating_sub(d) >= K_PROGRESS {
+        *p = Progress {
+            nearest: d,
+            corners,
+            since: now,
+            detoured: p.detoured,
+        };
+    }
+}
+
+/// Whether the walker on `route` is due a detour at tick `now`.
+pub fn due_detour(route: &Route, now: u64) -> bool {
+    held_ticks(route, now) >= K_DETOUR_AFTER_TICKS
+        && route
+            .progress
+            .detoured
+            .is_none_or(|t| now.saturating_sub(t) >= K_DETOUR_EVERY_TICKS)
+}
+
+/// Unit `i`, held at `at` on `route`, plans a detour round the bodies about it (see the module).
+/// The new walk keeps the old one's order-wide figures (replans, speed cap) and how long it has
+/// been held; with no way round, the old walk stays. Counts a replan.
+pub fn detour(world: &mut World, i: usize, route: &mut Route, at: Vec2) {
+    let now = world.state.tick;
+    route.progress.detoured = Some(now);
+    let u = &world.state.units[i];
+    let me = u.id;
+    let mut blocked: Vec<Tile> = world
+        .caches
+        .survey
+        .near(at, K_DETOUR_REACH)
+        .filter(|b| b.entity != me && Some(b.entity) != route.target)
+        .map(|b| b.middle.tile())
+        .collect();
+    blocked.sort_unstable_by_key(|t| (t.y, t.x));
+    blocked.dedup();
+    let ask = Ask {
+        unit: me,
+        from: at,
+        to: route.goal,
+        target: route.target,
+        range: route.range,
+    };
+    world.counters.replans += 1;
+    if let Some(mut r) = route_round(world, &ask, &blocked) {
+        r.replans = route.replans;
+        r.speed_cap = route.speed_cap;
+        r.progress = route.progress;
+        *route = r;
+    }
+    // Out of the hollow it stands in, to the walk's first corner, through the gaps.
+    let Some(&corner) = route.waypoints.first() else {
+        return;
+    };
+    let target = route.target;
+    let way = {
+        let s = stepper(world, i, route);
+        short_way(&s, at, corner, |b| Some(b.entity) == target)
+    };
+    if std::env::var_os("COHORT_DEBUG_DETOUR").is_some() {
+        eprintln!("detour {:?} t{} at {:?} corner {:?} way {:?} route {:?}", me, now, at, corner, way, route.waypoints);
+    }
+    if let Some(way) = way {
+        if way.last() == Some(&corner) {
+            route.pass_corner();
+        }
+        route.fine = u8::try_from(way.len()).unwrap_or(u8::MAX);
+        route.waypoints.splice(0..0, way);
+    }
+    // Held as long as before; how near it has come is measured against the new first corner.
+    route.progress = Progress {
+        nearest: route.waypoints.first().map_or(Fx::ZERO, |&c| at.distance(c)),
+        corners: route.waypoints.len() as u32,
+        since: route.progress.since,
+        detoured: Some(now),
+    };
+}
