@@ -57,20 +57,20 @@ pub fn route_for(world: &mut World, ask: &Ask) -> Option<Route> {
 }
 
 /// A detour for a walker held up by a crowd (Cohort's choice, `crate::walk::held`): a route as
-/// asked that steps on none of `blocked` (the tiles of the bodies about it) nor onto the tile
-/// of any unit standing in the way, as though they were closed ground — but for the start, and
-/// but for a big crowd at the goal, which it still walks straight into. `None` as for
-/// [`route_for`].
-pub fn route_round(world: &mut World, ask: &Ask, blocked: &[Tile]) -> Option<Route> {
-    plan(world, ask, Some(blocked))
+/// asked, searched from tile `start` (the walker's, or the free one beside it when another body
+/// stands on it), that steps on none of `blocked` (the tiles of the bodies about it) nor onto a
+/// tile anyone stands on (but the walk's target), as though they were closed ground. Its first
+/// corner is `start`'s middle when that is not the walker's tile. `None` as for [`route_for`].
+pub fn route_round(world: &mut World, ask: &Ask, start: Tile, blocked: &[Tile]) -> Option<Route> {
+    plan(world, ask, Some((start, blocked)))
 }
 
 /// [`route_for`], and with `round` [`route_round`].
-fn plan(world: &mut World, ask: &Ask, round: Option<&[Tile]>) -> Option<Route> {
+fn plan(world: &mut World, ask: &Ask, round: Option<(Tile, &[Tile])>) -> Option<Route> {
     let unit = world.unit(ask.unit)?;
     let key = world.key_of(unit);
     let radius = world.rules().units[unit.kind as usize].radius;
-    let (from, to) = (ask.from.tile(), ask.to.tile());
+    let (from, to) = (round.map_or(ask.from.tile(), |r| r.0), ask.to.tile());
     let grid = world.grid();
     let region = region_here(&world.caches.regions, grid, key, from)?;
     if world.caches.regions.region_of(grid, key, to) != Some(region) {
@@ -97,22 +97,33 @@ fn plan(world: &mut World, ask: &Ask, round: Option<&[Tile]>) -> Option<Route> {
         .collect();
 
     let closed: Vec<Tile> = match round {
-        Some(blocked) => blocked.iter().chain(&tiles).copied().collect(),
+        Some((_, blocked)) => blocked.iter().chain(&tiles).copied().collect(),
         None => Vec::new(),
     };
     let found = {
         let World { state, caches, .. } = &mut *world;
+        let survey = &caches.survey;
+        let grid = &state.grid;
+        let stood_on = |t: Tile| {
+            grid.index(t).is_some_and(|i| {
+                survey
+                    .on_tile(i as u32)
+                    .iter()
+                    .any(|b| !b.moving && b.entity != ask.unit && Some(b.entity) != ask.target)
+            })
+        };
         let search = Search {
             key,
             from,
             to,
             standing: &tiles,
             blocked: &closed,
+            closed_by: round.is_some().then_some(&stood_on as &dyn Fn(Tile) -> bool),
             beside_closed: true,
             budget: Budget::Spec,
             landmarks: caches.landmarks.layer(&state.grid, key.layer()),
         };
-        find_route(&state.grid, &mut caches.search, &search)
+        find_route(grid, &mut caches.search, &search)
     };
     world.counters.route_searches += 1;
     world.counters.node_expansions += u64::from(found.expansions);
@@ -128,13 +139,16 @@ fn plan(world: &mut World, ask: &Ask, round: Option<&[Tile]>) -> Option<Route> {
         radius,
         standing: &bodies,
     };
-    let waypoints = straighten(
+    let mut waypoints = straighten(
         world.grid(),
         &walker,
         ask.from,
         world.caches.search.path(),
         found.reached.then_some(ask.to),
     );
+    if from != ask.from.tile() {
+        waypoints.insert(0, Vec2::of_tile(from));
+    }
     if waypoints.is_empty() {
         return None;
     }

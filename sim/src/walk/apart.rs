@@ -64,6 +64,17 @@ pub fn squared(v: Vec2) -> i128 {
     x * x + y * y
 }
 
+/// Whether a walker stepping `step` and one walking `heading` come at each other: their ways
+/// are more than 135° apart (Cohort's choice, with the head-on rule of [`Stepper::keep_apart`]).
+fn meets_head_on(step: Vec2, heading: Vec2) -> bool {
+    let dot = step.dot(heading);
+    // cos 135° = -1/√2: dot < 0 and dot² > |step|²|heading|² / 2.
+    dot < Fx::ZERO && {
+        let d = i128::from(dot.to_bits());
+        2 * d * d > squared(step) * squared(heading) >> 32
+    }
+}
+
 impl Stepper<'_> {
     /// The keep-apart allowance between the walker and `b`, squared (raw bits).
     fn allowance_sq(&self, b: &Body) -> i128 {
@@ -226,7 +237,7 @@ impl Stepper<'_> {
             {
                 continue;
             }
-            head_on |= b.moving && b.heading.dot(step) < Fx::ZERO;
+            head_on |= b.moving && meets_head_on(step, b.heading);
             let allow = self.allowance(b);
             let away = to - b.middle;
             let away = if away == Vec2::ZERO {

@@ -9,7 +9,7 @@
 use super::apart::{squared, Stepper};
 use crate::astar::body_clear;
 use crate::nav::Body;
-use crate::position::{fx, fx_ratio, Fx, Vec2};
+use crate::position::{fx, fx_ratio, Fx, Tile, Vec2};
 use crate::world::{find, World};
 
 /// Rings round a taken goal lie this far apart: the spacing of a formation, 0.7 of a tile.
@@ -36,11 +36,44 @@ pub fn up_against(s: &Stepper, at: Vec2, b: &Body) -> bool {
     squared(at - b.middle) <= reach * reach
 }
 
-/// Whether a walker at `at` has come up against anyone standing.
-pub fn against_standing(s: &Stepper, at: Vec2) -> bool {
-    s.survey
+/// The most tiles [`against_crowd_at`] looks over for the crowd to join the goal (Cohort's
+/// choice: more than any crowd's tiles between a walker and its point, far fewer than a map's).
+pub const K_CROWD_LOOK: usize = 1024;
+
+/// Whether a walker at `at` has come up against a crowd standing at `goal`: a body standing,
+/// touching it, on a tile joined (eight ways round, over tiles with someone standing) to the
+/// goal's tile or one beside it — the spec's "a crowd at the goal", which a walker stops
+/// against. Someone standing on the way, not joined to the goal, is walked round instead.
+pub fn against_crowd_at(s: &Stepper, at: Vec2, goal: Vec2) -> bool {
+    let Some(b) = s
+        .survey
         .near(at, s.radius + s.widest)
-        .any(|b| b.entity != s.me && !b.moving && up_against(s, at, b))
+        .find(|b| b.entity != s.me && !b.moving && up_against(s, at, b))
+    else {
+        return false;
+    };
+    let goal = goal.tile();
+    let standing = |t: Tile| {
+        s.grid
+            .index(t)
+            .is_some_and(|i| s.survey.on_tile(i as u32).iter().any(|o| !o.moving))
+    };
+    let mut seen = vec![b.middle.tile()];
+    let mut k = 0;
+    while k < seen.len() && seen.len() <= K_CROWD_LOOK {
+        let t = seen[k];
+        if (t.x - goal.x).abs() <= 1 && (t.y - goal.y).abs() <= 1 {
+            return true;
+        }
+        for (dx, dy) in [(0, -1), (1, 0), (0, 1), (-1, 0), (1, -1), (1, 1), (-1, 1), (-1, -1)] {
+            let n = t.offset(dx, dy);
+            if !seen.contains(&n) && standing(n) {
+                seen.push(n);
+            }
+        }
+        k += 1;
+    }
+    false
 }
 
 /// The nearest free place round `goal` on the rings that a walker at `at` can walk straight to:

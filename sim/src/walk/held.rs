@@ -71,9 +71,14 @@ pub fn note(route: &mut Route, at: Vec2, now: u64) {
     }
 }
 
-/// Whether the walker on `route` is due a detour at tick `now`.
-pub fn due_detour(route: &Route, now: u64) -> bool {
-    held_ticks(route, now) >= K_DETOUR_AFTER_TICKS
+/// Whether the walker on `route`, standing at `at`, is due a detour at tick `now`. Never near
+/// the point of a walk to a point: there the spec's own rules (someone on the goal, a crowd at
+/// the goal) stop it against whoever stands there.
+pub fn due_detour(route: &Route, at: Vec2, now: u64) -> bool {
+    let near_goal = route.target.is_none()
+        && at.chebyshev(route.goal) <= super::K_RING_SPACING * i64::from(super::K_RINGS) + fx(1);
+    !near_goal
+        && held_ticks(route, now) >= K_DETOUR_AFTER_TICKS
         && route
             .progress
             .detoured
@@ -88,15 +93,41 @@ pub fn detour(world: &mut World, i: usize, route: &mut Route, at: Vec2) {
     route.progress.detoured = Some(now);
     let u = &world.state.units[i];
     let me = u.id;
-    let mut blocked: Vec<Tile> = world
-        .caches
-        .survey
+    let survey = &world.caches.survey;
+    let others = |b: &&crate::nav::Body| b.entity != me && Some(b.entity) != route.target;
+    // Walkers about it (those standing anywhere are closed to a detour's search already).
+    let mut blocked: Vec<Tile> = survey
         .near(at, K_DETOUR_REACH)
-        .filter(|b| b.entity != me && Some(b.entity) != route.target)
+        .filter(others)
+        .filter(|b| b.moving)
         .map(|b| b.middle.tile())
         .collect();
     blocked.sort_unstable_by_key(|t| (t.y, t.x));
     blocked.dedup();
+    // Pressed against a body, a walker's middle may lie on that body's tile: search from the
+    // free tile beside it nearest its middle instead.
+    let grid = world.grid();
+    let key = world.key_of(u);
+    let taken = |t: Tile| {
+        grid.index(t)
+            .is_some_and(|k| survey.on_tile(k as u32).iter().any(|b| others(&b)))
+    };
+    let here = at.tile();
+    let start = if taken(here) {
+        let mut best: Option<(i128, Tile)> = None;
+        for (dx, dy) in [(0, -1), (1, 0), (0, 1), (-1, 0), (1, -1), (1, 1), (-1, 1), (-1, -1)] {
+            let t = here.offset(dx, dy);
+            if grid.passable(key, t) && !taken(t) {
+                let d = super::apart::squared(Vec2::of_tile(t) - at);
+                if best.is_none_or(|(bd, _)| d < bd) {
+                    best = Some((d, t));
+                }
+            }
+        }
+        best.map_or(here, |b| b.1)
+    } else {
+        here
+    };
     let ask = Ask {
         unit: me,
         from: at,
@@ -105,7 +136,7 @@ pub fn detour(world: &mut World, i: usize, route: &mut Route, at: Vec2) {
         range: route.range,
     };
     world.counters.replans += 1;
-    if let Some(mut r) = route_round(world, &ask, &blocked) {
+    if let Some(mut r) = route_round(world, &ask, start, &blocked) {
         r.replans = route.replans;
         r.speed_cap = route.speed_cap;
         r.progress = route.progress;

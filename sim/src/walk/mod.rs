@@ -92,7 +92,7 @@ pub fn walk_all(world: &mut World) {
         let at = match outcome {
             Outcome::Walking { at, ring } => {
                 held::note(&mut route, at, now);
-                if held::due_detour(&route, now) {
+                if held::due_detour(&route, at, now) {
                     held::detour(world, i, &mut route, at);
                 }
                 let u = &mut world.state.units[i];
@@ -222,7 +222,7 @@ fn walk(world: &World, i: usize, route: &mut Route, widest: Fx) -> Outcome {
         let against =
             within_reach && goal::taken_by(&s, goal).is_some_and(|b| goal::up_against(&s, at, b));
         let near_goal = at.chebyshev(goal) <= K_RING_SPACING * i64::from(K_RINGS);
-        let against_crowd = held && goal::against_standing(&s, at);
+        let against_crowd = held && goal::against_crowd_at(&s, at, goal);
         if against_crowd && !near_goal {
             // Walking into a crowd at the goal: stop against those it comes to.
             return Outcome::Done(at);
