@@ -23,6 +23,12 @@ pub const K_MOST_RING_TRIES: u8 = 4;
 /// and names no distance; walkers further off are not asked.
 pub const K_HEADED_REACH: Fx = fx(6);
 
+/// Whether a walker at `at` on `route`, a walk to a point, is within the rings round it
+/// ([`K_RINGS`] × [`K_RING_SPACING`]): where someone on the goal, or a crowd at it, stops it.
+pub fn near_point(route: &crate::world::Route, at: Vec2) -> bool {
+    route.target.is_none() && at.chebyshev(route.goal) <= K_RING_SPACING * i64::from(K_RINGS)
+}
+
 /// The standing body whose box a walker of the stepper's radius at `goal` would overlap.
 pub fn taken_by<'a>(s: &'a Stepper<'a>, goal: Vec2) -> Option<&'a Body> {
     s.survey

@@ -29,6 +29,10 @@ use crate::world::{Progress, Route, World, TICK_MS};
 
 /// A walker gets on when it comes this much nearer its first corner (an eighth of a tile).
 pub const K_PROGRESS: Fx = fx_ratio(1, 8);
+/// A walker on the last leg of a walk to a point that has not got on for this long (a second)
+/// counts as held still there, as one that cannot step at all: it moves on to a free place round
+/// the point, or stops against the crowd at it (the spec's "Someone on the goal").
+pub const K_HELD_STILL_TICKS: u64 = 1000 / TICK_MS as u64;
 /// A walker held this long (a second of game time) makes a detour.
 pub const K_DETOUR_AFTER_TICKS: u64 = 1000 / TICK_MS as u64;
 /// At most one detour this often (two seconds), so a held walker plans at most half as often as
@@ -75,9 +79,7 @@ pub fn note(route: &mut Route, at: Vec2, now: u64) {
 /// the point of a walk to a point: there the spec's own rules (someone on the goal, a crowd at
 /// the goal) stop it against whoever stands there.
 pub fn due_detour(route: &Route, at: Vec2, now: u64) -> bool {
-    let near_goal = route.target.is_none()
-        && at.chebyshev(route.goal) <= super::K_RING_SPACING * i64::from(super::K_RINGS) + fx(1);
-    !near_goal
+    !super::goal::near_point(route, at)
         && held_ticks(route, now) >= K_DETOUR_AFTER_TICKS
         && route
             .progress

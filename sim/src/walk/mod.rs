@@ -213,32 +213,40 @@ fn walk(world: &World, i: usize, route: &mut Route, widest: Fx) -> Outcome {
     if route.waypoints.is_empty() {
         return Outcome::Done(at);
     }
-    if route.target.is_none() && route.waypoints.len() == 1 {
+    if route.target.is_none() {
         // Someone on the goal: stop against them, then make for a free place round it. A walker
-        // held still on its last leg by those walking in does the same.
-        let goal = route.waypoints[0];
-        // Up against whoever stands on the goal: only ever within two bodies' widths of it.
-        let within_reach = at.chebyshev(goal) <= (radius + widest) * 2;
-        let against =
-            within_reach && goal::taken_by(&s, goal).is_some_and(|b| goal::up_against(&s, at, b));
-        let near_goal = at.chebyshev(goal) <= K_RING_SPACING * i64::from(K_RINGS);
-        let against_crowd = held && goal::against_crowd_at(&s, at, goal);
-        if against_crowd && !near_goal {
-            // Walking into a crowd at the goal: stop against those it comes to.
-            return Outcome::Done(at);
-        }
-        if (held && near_goal) || against {
-            if u.ring_tries >= K_MOST_RING_TRIES {
+        // held still on its last leg, or near the goal, by those walking in does the same.
+        let goal = route.goal;
+        let near_goal = goal::near_point(route, at);
+        if route.waypoints.len() == 1 || near_goal {
+            // Up against whoever stands on the goal: only ever within two bodies' widths of it.
+            let within_reach = at.chebyshev(goal) <= (radius + widest) * 2;
+            let against = within_reach
+                && goal::taken_by(&s, goal).is_some_and(|b| goal::up_against(&s, at, b));
+            // Held still: this tick, or, jostled by those milling about, for a second without
+            // getting on (Cohort's choice: a walker that moves a little every tick is held too).
+            let held =
+                held || held::held_ticks(route, world.state.tick) >= held::K_HELD_STILL_TICKS;
+            let against_crowd = held && goal::against_crowd_at(&s, at, goal);
+            if against_crowd && !near_goal {
+                // Walking into a crowd at the goal: stop against those it comes to.
                 return Outcome::Done(at);
             }
-            return match goal::free_place(world, &s, at, goal) {
-                Some(p) => {
-                    route.waypoints[0] = p;
-                    route.goal = p;
-                    Outcome::Walking { at, ring: true }
+            if (held && near_goal) || against {
+                if u.ring_tries >= K_MOST_RING_TRIES {
+                    return Outcome::Done(at);
                 }
-                None => Outcome::Done(at),
-            };
+                return match goal::free_place(world, &s, at, goal) {
+                    Some(p) => {
+                        route.waypoints = vec![p];
+                        route.goal = p;
+                        route.fine = 0;
+                        route.progress = crate::world::Progress::from(world.state.tick);
+                        Outcome::Walking { at, ring: true }
+                    }
+                    None => Outcome::Done(at),
+                };
+            }
         }
     }
     Outcome::Walking { at, ring: false }
