@@ -44,8 +44,9 @@ pub struct Stepper<'a> {
     /// `None` for every other walk.
     pub march: Option<(u32, Vec2)>,
     /// Held up long enough to squeeze past those on the move: it keeps only
-    /// [`super::held::K_SQUEEZE_APART`] of their radii from walkers (Cohort's choice).
-    pub squeeze: bool,
+    /// [`super::held::K_SQUEEZE_APART`] of their radii from walkers going elsewhere (Cohort's
+    /// choice): `Some` of the point it walks to.
+    pub squeeze: Option<Vec2>,
 }
 
 /// The formation a walker on `route` marches in, and its place in it: its own (`formation`)
@@ -85,7 +86,8 @@ impl Stepper<'_> {
     /// The keep-apart allowance between the walker and `b`: [`K_KEEP_APART`] of their radii,
     /// or [`super::held::K_SQUEEZE_APART`] of them from a walker it squeezes past.
     pub fn allowance(&self, b: &Body) -> Fx {
-        let share = if self.squeeze && b.moving {
+        let elsewhere = |to: Vec2| b.goal.chebyshev(to) > super::held::K_SAME_WAY;
+        let share = if b.moving && self.squeeze.is_some_and(elsewhere) {
             super::held::K_SQUEEZE_APART
         } else {
             K_KEEP_APART

@@ -23,10 +23,24 @@ pub const K_MOST_RING_TRIES: u8 = 4;
 /// and names no distance; walkers further off are not asked.
 pub const K_HEADED_REACH: Fx = fx(6);
 
-/// Whether a walker at `at` on `route`, a walk to a point, is within the rings round it
+/// The point a walk on `route` by `u` was sent to: its move's point (the walk may be making
+/// for a free place round it), else where the walk goes.
+pub fn point_of(u: &crate::world::Unit, route: &crate::world::Route) -> Vec2 {
+    match u.order {
+        crate::world::Order::Move { to } | crate::world::Order::AttackMove { to }
+            if route.target.is_none() =>
+        {
+            to
+        }
+        _ => route.goal,
+    }
+}
+
+/// Whether a walker at `at` on `route`, a walk to a point, is within the rings round the point
 /// ([`K_RINGS`] × [`K_RING_SPACING`]): where someone on the goal, or a crowd at it, stops it.
-pub fn near_point(route: &crate::world::Route, at: Vec2) -> bool {
-    route.target.is_none() && at.chebyshev(route.goal) <= K_RING_SPACING * i64::from(K_RINGS)
+pub fn near_point(u: &crate::world::Unit, route: &crate::world::Route, at: Vec2) -> bool {
+    route.target.is_none()
+        && at.chebyshev(point_of(u, route)) <= K_RING_SPACING * i64::from(K_RINGS)
 }
 
 /// The standing body whose box a walker of the stepper's radius at `goal` would overlap.

@@ -42,6 +42,10 @@ pub const K_DETOUR_EVERY_TICKS: u64 = 2000 / TICK_MS as u64;
 pub const K_SQUEEZE_AFTER_TICKS: u64 = 3000 / TICK_MS as u64;
 /// A detour treats the tiles of the bodies within this many tiles of the walker as closed.
 pub const K_DETOUR_REACH: Fx = fx(2);
+/// Walkers whose walks end within this many tiles of each other go the same way: a walker
+/// squeezes past traffic, never through its own group (which the spec's rules stop round their
+/// point).
+pub const K_SAME_WAY: Fx = fx(3);
 /// Squeezing past a walker keeps this share of their two radii between them (half, where keeping
 /// apart keeps three quarters).
 pub const K_SQUEEZE_APART: Fx = fx_ratio(1, 2);
@@ -51,13 +55,18 @@ pub fn held_ticks(route: &Route, now: u64) -> u64 {
     now.saturating_sub(route.progress.since)
 }
 
-/// Whether a walker held this long squeezes past those on the move.
+/// Whether the walker on `route` squeezes past those on the move this tick.
 pub fn squeezes(route: &Route, now: u64) -> bool {
-    held_ticks(route, now) >= K_SQUEEZE_AFTER_TICKS
+    route.progress.squeeze_from.is_some() || held_ticks(route, now) >= K_SQUEEZE_AFTER_TICKS
 }
 
+/// A squeeze lasts until the walker has come this much nearer its corner (a tile), or reached it.
+pub const K_SQUEEZE_THROUGH: Fx = fx(1);
+
 /// Notes where the walker on `route` stands after its step at tick `now`: it got on if it
-/// reached a corner or came [`K_PROGRESS`] nearer its first.
+/// reached a corner or came [`K_PROGRESS`] nearer its first. Held [`K_SQUEEZE_AFTER_TICKS`], it
+/// begins to squeeze, and squeezes on until it has come [`K_SQUEEZE_THROUGH`] nearer the corner
+/// or reached it.
 pub fn note(route: &mut Route, at: Vec2, now: u64) {
     let Some(&corner) = route.waypoints.first() else {
         return;
@@ -65,21 +74,26 @@ pub fn note(route: &mut Route, at: Vec2, now: u64) {
     let corners = route.waypoints.len() as u32;
     let d = at.distance(corner);
     let p = &mut route.progress;
-    if corners < p.corners || p.nearest.saturating_sub(d) >= K_PROGRESS {
-        *p = Progress {
-            nearest: d,
-            corners,
-            since: now,
-            detoured: p.detoured,
-        };
+    let passed = corners < p.corners;
+    if let Some(from) = p.squeeze_from {
+        if passed || from.saturating_sub(d) >= K_SQUEEZE_THROUGH {
+            p.squeeze_from = None;
+        }
+    } else if now.saturating_sub(p.since) >= K_SQUEEZE_AFTER_TICKS {
+        p.squeeze_from = Some(d);
+    }
+    if passed || p.nearest.saturating_sub(d) >= K_PROGRESS {
+        p.nearest = d;
+        p.corners = corners;
+        p.since = now;
     }
 }
 
 /// Whether the walker on `route`, standing at `at`, is due a detour at tick `now`. Never near
 /// the point of a walk to a point: there the spec's own rules (someone on the goal, a crowd at
 /// the goal) stop it against whoever stands there.
-pub fn due_detour(route: &Route, at: Vec2, now: u64) -> bool {
-    !super::goal::near_point(route, at)
+pub fn due_detour(u: &crate::world::Unit, route: &Route, at: Vec2, now: u64) -> bool {
+    !super::goal::near_point(u, route, at)
         && held_ticks(route, now) >= K_DETOUR_AFTER_TICKS
         && route
             .progress
@@ -164,10 +178,12 @@ pub fn detour(world: &mut World, i: usize, route: &mut Route, at: Vec2) {
         route.waypoints.splice(0..0, way);
     }
     // Held as long as before; how near it has come is measured against the new first corner.
+    let nearest = route.waypoints.first().map_or(Fx::ZERO, |&c| at.distance(c));
     route.progress = Progress {
-        nearest: route.waypoints.first().map_or(Fx::ZERO, |&c| at.distance(c)),
+        nearest,
         corners: route.waypoints.len() as u32,
         since: route.progress.since,
         detoured: Some(now),
+        squeeze_from: route.progress.squeeze_from.map(|_| nearest),
     };
 }

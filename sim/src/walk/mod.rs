@@ -89,10 +89,16 @@ pub fn walk_all(world: &mut World) {
         };
         let outcome = walk(world, i, &mut route, widest);
         let now = world.state.tick;
+        if let Some(id) = std::env::var("COHORT_DEBUG_UNIT").ok().and_then(|v| v.parse::<u64>().ok()) {
+            if world.state.units[i].id.0 == id && now % 31 == 0 {
+                let o = match &outcome { Outcome::Walking { at, .. } => format!("walk {at:?}"), Outcome::Done(a) => format!("done {a:?}"), Outcome::Replan(a) => format!("replan {a:?}") };
+                eprintln!("t{now} {o} goal {:?} wps {:?} held {} sq {} fine {}", route.goal, route.waypoints, held::held_ticks(&route, now), held::squeezes(&route, now), route.fine);
+            }
+        }
         let at = match outcome {
             Outcome::Walking { at, ring } => {
                 held::note(&mut route, at, now);
-                if held::due_detour(&route, at, now) {
+                if held::due_detour(&world.state.units[i], &route, at, now) {
                     held::detour(world, i, &mut route, at);
                 }
                 let u = &mut world.state.units[i];
@@ -128,7 +134,7 @@ pub fn stepper<'a>(world: &'a World, i: usize, route: &Route) -> Stepper<'a> {
         radius: world.rules().units[u.kind as usize].radius,
         widest: widest(world),
         march: apart::marching_with(u.formation, route),
-        squeeze: held::squeezes(route, world.state.tick),
+        squeeze: held::squeezes(route, world.state.tick).then(|| goal::point_of(u, route)),
     }
 }
 
@@ -216,22 +222,20 @@ fn walk(world: &World, i: usize, route: &mut Route, widest: Fx) -> Outcome {
     if route.target.is_none() {
         // Someone on the goal: stop against them, then make for a free place round it. A walker
         // held still on its last leg, or near the goal, by those walking in does the same.
-        let goal = route.goal;
-        let near_goal = goal::near_point(route, at);
+        let goal = goal::point_of(u, route);
+        let near_goal = goal::near_point(u, route, at);
+        // Held still: this tick, or, jostled by those milling about, for a second without
+        // getting on (Cohort's choice: a walker that moves a little every tick is held too).
+        let held = held || held::held_ticks(route, world.state.tick) >= held::K_HELD_STILL_TICKS;
+        if held && !near_goal && goal::against_crowd_at(&s, at, goal) {
+            // Walking into a crowd at the goal: stop against those it comes to.
+            return Outcome::Done(at);
+        }
         if route.waypoints.len() == 1 || near_goal {
             // Up against whoever stands on the goal: only ever within two bodies' widths of it.
             let within_reach = at.chebyshev(goal) <= (radius + widest) * 2;
             let against = within_reach
                 && goal::taken_by(&s, goal).is_some_and(|b| goal::up_against(&s, at, b));
-            // Held still: this tick, or, jostled by those milling about, for a second without
-            // getting on (Cohort's choice: a walker that moves a little every tick is held too).
-            let held =
-                held || held::held_ticks(route, world.state.tick) >= held::K_HELD_STILL_TICKS;
-            let against_crowd = held && goal::against_crowd_at(&s, at, goal);
-            if against_crowd && !near_goal {
-                // Walking into a crowd at the goal: stop against those it comes to.
-                return Outcome::Done(at);
-            }
             if (held && near_goal) || against {
                 if u.ring_tries >= K_MOST_RING_TRIES {
                     return Outcome::Done(at);

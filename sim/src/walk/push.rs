@@ -83,7 +83,7 @@ pub fn pushed_step(world: &mut World, i: usize, widest: Fx) {
         radius,
         widest,
         march: None,
-        squeeze: false,
+        squeeze: None,
     };
     let to = u.position + push.nudge;
     if !s.open_step(u.position, to) || !s.body_open(u.position, to) {

@@ -103,6 +103,10 @@ pub struct Progress {
     pub since: u64,
     /// The tick of its last detour (a plan round the bodies in its way), if it made one.
     pub detoured: Option<u64>,
+    /// Squeezing past walkers: how far it stood from its first corner when it began (it goes on
+    /// squeezing until it has come a tile nearer, or reached the corner).
+    #[serde(default)]
+    pub squeeze_from: Option<Fx>,
 }
 
 impl Default for Progress {
@@ -112,6 +116,7 @@ impl Default for Progress {
             corners: u32::MAX,
             since: 0,
             detoured: None,
+            squeeze_from: None,
         }
     }
 }
