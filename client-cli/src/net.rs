@@ -264,19 +264,26 @@ impl Link {
 /// gives orders from here).
 pub type OnEvent<'a> = dyn FnMut(&mut ClientCore, &Event) + Send + 'a;
 
-/// Runs `core` over `link` until the match ends, the server closes, or `lines` says to leave.
-/// Lines from `lines` (stdin's, for `cohort play`) are read in the text syntax; a closed
-/// `lines` leaves nothing undone (the client plays on). Returns the core, to read its tally.
+/// Runs `core` over `link` until the match ends, the server closes, the connection is lost, or
+/// `lines` says to leave. Lines from `lines` (stdin's, for `cohort play`) are read in the text
+/// syntax; a closed `lines` is set to none and leaves nothing undone (the client plays on).
+/// Returns the core whatever happened (its tally, and [`ClientCore::may_rejoin`] to tell a lost
+/// connection from an ended one) with how the connection ended.
 pub async fn drive(
     mut core: ClientCore,
     mut link: Link,
-    mut lines: Option<mpsc::Receiver<String>>,
+    lines: &mut Option<mpsc::Receiver<String>>,
     on_event: &mut OnEvent<'_>,
-) -> Result<ClientCore> {
+) -> (ClientCore, Result<()>) {
     core.start(Instant::now());
-    let result = drive_loop(&mut core, &mut link, &mut lines, on_event).await;
-    link.close().await;
-    result.map(|()| core)
+    let result = drive_loop(&mut core, &mut link, lines, on_event).await;
+    if core.may_rejoin() {
+        // Lost: nothing to wait for on this connection.
+        link.abort();
+    } else {
+        link.close().await;
+    }
+    (core, result)
 }
 
 async fn drive_loop(

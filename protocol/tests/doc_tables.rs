@@ -213,6 +213,7 @@ fn the_error_codes_table_has_the_codecs_indices_and_closings() {
         BadSnapshot,
         ServerShutdown,
         Internal,
+        Replaced,
     ];
     for code in codes {
         let row = format!("| {} | `{code:?}` | {}", index(&code), {

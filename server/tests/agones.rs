@@ -451,8 +451,8 @@ async fn an_allocated_server_hosts_the_annotated_match_tracks_its_players_and_sh
         let o = tokio::time::timeout(STEP_TIMEOUT, b)
             .await
             .expect("the bot finishes")
-            .unwrap()
             .unwrap();
+        assert_eq!(o.error, None);
         assert_eq!(o.ended.map(|e| e.reason), Some(EndReason::TurnLimit));
         assert_eq!(o.tally.turns_run, 30);
     }

@@ -86,7 +86,7 @@ impl Api {
 }
 
 /// Bots for every slot of a created match, connecting where and as the API said.
-fn bots_for(created: &Value) -> Vec<JoinHandle<anyhow::Result<BotOutcome>>> {
+fn bots_for(created: &Value) -> Vec<JoinHandle<BotOutcome>> {
     let connect = Connect {
         server: created["address"].as_str().unwrap().to_string(),
         auth: ServerAuth::fingerprint(created["fingerprint"].as_str().unwrap()).unwrap(),

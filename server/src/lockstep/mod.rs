@@ -199,6 +199,8 @@ pub struct MatchStats {
     pub dropped: u64,
     /// Players who came back after being dropped.
     pub rejoins: u64,
+    /// Seats taken over by a new connection with the slot's token.
+    pub taken_over: u64,
     pub refused_messages: u64,
     pub peak_peers: usize,
 }
