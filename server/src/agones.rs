@@ -196,7 +196,11 @@ async fn watch(mut sdk: Sdk, host: Arc<Host>) {
         match host_match(&host, spec) {
             Ok(id) => {
                 tracing::info!(match_id = %id, "Agones allocation: hosting its match");
-                call("SetAnnotation (match id)", sdk.set_annotation(HOSTED_KEY, id)).await;
+                call(
+                    "SetAnnotation (match id)",
+                    sdk.set_annotation(HOSTED_KEY, id),
+                )
+                .await;
             }
             Err(e) => {
                 tracing::error!(error = %e, annotation = MATCH_ANNOTATION, "Agones allocation: cannot host its match");

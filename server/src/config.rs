@@ -619,10 +619,12 @@ id = "other"
             webhook: Some(url.into()),
             ..Args::default()
         };
-        assert!(ServerConfig::load(&hook("http://127.0.0.1:9/end"), &rules())
-            .unwrap()
-            .webhook
-            .is_some());
+        assert!(
+            ServerConfig::load(&hook("http://127.0.0.1:9/end"), &rules())
+                .unwrap()
+                .webhook
+                .is_some()
+        );
         assert!(ServerConfig::load(&hook("ftp://x/"), &rules()).is_err());
         assert!(ServerConfig::load(&hook("not a url"), &rules()).is_err());
         let many = Args {

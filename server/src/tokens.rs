@@ -55,7 +55,13 @@ mod tests {
         let t = MatchTokens::mint(&config, b"secret", 1_000);
         assert_eq!(t.players.len(), 3);
         let claims = verify(b"secret", &t.players[2], 999).unwrap();
-        assert_eq!((claims.match_id.as_str(), claims.role), ("final", Role::Player(2)));
-        assert_eq!(verify(b"secret", &t.spectator, 999).unwrap().role, Role::Spectator);
+        assert_eq!(
+            (claims.match_id.as_str(), claims.role),
+            ("final", Role::Player(2))
+        );
+        assert_eq!(
+            verify(b"secret", &t.spectator, 999).unwrap().role,
+            Role::Spectator
+        );
     }
 }

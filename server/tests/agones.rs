@@ -10,7 +10,7 @@
 mod sdk {
     tonic::include_proto!("agones.dev.sdk");
 }
-#[allow(clippy::all, clippy::pedantic)]
+#[allow(clippy::all, clippy::pedantic, dead_code)]
 mod beta {
     tonic::include_proto!("agones.dev.sdk.beta");
 }
@@ -132,10 +132,7 @@ impl sdk::sdk_server::Sdk for Sidecar {
         Ok(Response::new(Box::pin(updates.map(Ok))))
     }
 
-    async fn set_label(
-        &self,
-        _: Request<sdk::KeyValue>,
-    ) -> Result<Response<sdk::Empty>, Status> {
+    async fn set_label(&self, _: Request<sdk::KeyValue>) -> Result<Response<sdk::Empty>, Status> {
         Err(Status::unimplemented("not used by cohort-server"))
     }
 

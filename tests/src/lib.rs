@@ -93,9 +93,10 @@ impl TestServer {
             )
             .await
         });
-        let (addr, fingerprint, metrics, admin) = tokio::time::timeout(Duration::from_secs(20), started_rx)
-            .await
-            .context("the server did not start")??;
+        let (addr, fingerprint, metrics, admin) =
+            tokio::time::timeout(Duration::from_secs(20), started_rx)
+                .await
+                .context("the server did not start")??;
         Ok(TestServer {
             addr: addr.to_string(),
             fingerprint,

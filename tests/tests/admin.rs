@@ -66,7 +66,10 @@ impl Api {
         let answer = r.send().await.expect("the admin API answers");
         let status = StatusCode::from_u16(answer.status().as_u16()).unwrap();
         let text = answer.text().await.unwrap();
-        (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
     }
 
     async fn get(&self, path: &str) -> (StatusCode, Value) {
@@ -104,9 +107,9 @@ fn bots_for(created: &Value) -> Vec<JoinHandle<BotOutcome>> {
                 Box::new(RandomBrain::new(i as u64 + 7)),
             );
             let connect = connect.clone();
-            tokio::spawn(
-                async move { run_bot(&connect, plan, Arc::new(Ruleset::default_rules())).await },
-            )
+            tokio::spawn(async move {
+                run_bot(&connect, plan, Arc::new(Ruleset::default_rules())).await
+            })
         })
         .collect()
 }
@@ -119,7 +122,12 @@ async fn a_missing_or_wrong_token_and_bad_bodies_are_refused() {
         .await;
     assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
     let (status, body) = api
-        .call(reqwest::Method::GET, "/v1/matches", Some("not-the-token"), None)
+        .call(
+            reqwest::Method::GET,
+            "/v1/matches",
+            Some("not-the-token"),
+            None,
+        )
         .await;
     assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
     let wrong_token_create = api
@@ -224,7 +232,10 @@ async fn a_match_created_through_the_api_is_played_and_its_summary_posted() {
         .await
         .expect("the webhook was called in time")
         .unwrap();
-    assert_eq!(attempt, "2", "the first attempt was refused, the second taken");
+    assert_eq!(
+        attempt, "2",
+        "the first attempt was refused, the second taken"
+    );
     assert_eq!(summary["match_id"], "duel");
     assert_eq!(summary["reason"], "turn_limit");
     assert_eq!(summary["turns"], 40);
@@ -233,7 +244,10 @@ async fn a_match_created_through_the_api_is_played_and_its_summary_posted() {
     let players = summary["players"].as_array().unwrap();
     assert_eq!(players.len(), 2);
     assert_eq!(players[1]["name"], "Bo");
-    assert!(players.iter().all(|p| p["leave_reason"].is_null()), "{summary}");
+    assert!(
+        players.iter().all(|p| p["leave_reason"].is_null()),
+        "{summary}"
+    );
     let replay = read_replay(&std::fs::read(summary["replay"].as_str().unwrap()).unwrap()).unwrap();
     assert_eq!(replay.records.len(), 40);
     // The same summary is in the API.
@@ -269,7 +283,12 @@ async fn list_and_end_work_on_a_running_match() {
     assert_eq!(listed["match_id"], "long");
     assert_eq!(listed["desyncs"], 0);
     let (status, ended) = api
-        .call(reqwest::Method::POST, "/v1/matches/long/end", Some(ADMIN_TOKEN), None)
+        .call(
+            reqwest::Method::POST,
+            "/v1/matches/long/end",
+            Some(ADMIN_TOKEN),
+            None,
+        )
         .await;
     assert_eq!(status, StatusCode::OK, "{ended}");
     assert_eq!(ended["state"], "ended");
@@ -284,10 +303,19 @@ async fn list_and_end_work_on_a_running_match() {
         assert_eq!(end.last_turn + 1, turns, "the open turn was played");
     }
     let replay = read_replay(&std::fs::read(summary["replay"].as_str().unwrap()).unwrap()).unwrap();
-    assert_eq!(replay.records.len() as u64, turns, "every turn played is in the replay");
+    assert_eq!(
+        replay.records.len() as u64,
+        turns,
+        "every turn played is in the replay"
+    );
     // Ending it again answers the same; a new match fits now that it has ended.
     let (status, again) = api
-        .call(reqwest::Method::POST, "/v1/matches/long/end", Some(ADMIN_TOKEN), None)
+        .call(
+            reqwest::Method::POST,
+            "/v1/matches/long/end",
+            Some(ADMIN_TOKEN),
+            None,
+        )
         .await;
     assert_eq!((status, &again["summary"]), (StatusCode::OK, summary));
     let (status, _) = api.post("/v1/matches", json!({"id": "more"})).await;

@@ -84,14 +84,24 @@ async fn the_counters_move_during_a_bot_match() {
         &server,
         plan(server.token("nowhere", Role::Player(0)), "stranger", idle()),
     );
-    let refused = tokio::time::timeout(TEST_LIMIT, stranger).await.unwrap().unwrap();
-    assert!(refused.error.is_some() || refused.closed_by_error, "{refused:?}");
+    let refused = tokio::time::timeout(TEST_LIMIT, stranger)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        refused.error.is_some() || refused.closed_by_error,
+        "{refused:?}"
+    );
     let bots: Vec<_> = (0..2u8)
         .map(|p| {
             let token = server.token("m1", Role::Player(p));
             spawn_bot(
                 &server,
-                plan(token, &format!("bot{p}"), Box::new(RandomBrain::new(u64::from(p)))),
+                plan(
+                    token,
+                    &format!("bot{p}"),
+                    Box::new(RandomBrain::new(u64::from(p))),
+                ),
             )
         })
         .collect();
@@ -104,7 +114,10 @@ async fn the_counters_move_during_a_bot_match() {
         {
             break s;
         }
-        assert!(tokio::time::Instant::now() < deadline, "the match got going");
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the match got going"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     };
     assert!(value(&during, "cohort_match_turn", &[("match_id", "m1")]) >= 10.0);
@@ -116,11 +129,19 @@ async fn the_counters_move_during_a_bot_match() {
     let after = scrape(&http, &base).await;
     assert_eq!(value(&after, "cohort_turns_total", &[]), 60.0);
     assert_eq!(
-        value(&after, "cohort_connections_refused_total", &[("reason", "unknown_match")]),
+        value(
+            &after,
+            "cohort_connections_refused_total",
+            &[("reason", "unknown_match")]
+        ),
         1.0
     );
     assert_eq!(
-        value(&after, "cohort_matches_ended_total", &[("reason", "turn_limit")]),
+        value(
+            &after,
+            "cohort_matches_ended_total",
+            &[("reason", "turn_limit")]
+        ),
         1.0
     );
     assert_eq!(value(&after, "cohort_matches_running", &[]), 1.0);
@@ -132,7 +153,10 @@ async fn the_counters_move_during_a_bot_match() {
     assert!(observations(&after, "cohort_turn_sim_seconds") > 0.0);
     assert!(observations(&after, "cohort_round_trip_seconds") > 0.0);
     // The ended match's labelled series are gone (labels stay bounded by the live matches).
-    assert_eq!(value(&after, "cohort_match_turn", &[("match_id", "m1")]), 0.0);
+    assert_eq!(
+        value(&after, "cohort_match_turn", &[("match_id", "m1")]),
+        0.0
+    );
     assert!(after
         .samples
         .iter()

@@ -4,10 +4,10 @@
 use super::view::{reason_name, EndSummary, MatchView};
 use super::{metrics, Clock, Host, MatchInput, Outgoing, PlayerChange, SimPool};
 use crate::lockstep::{Action, Event, Match, Observed, PeerId};
-use cohort_sim::Ruleset;
 use cohort_protocol::message::EndReason;
 use cohort_protocol::replay::ReplayWriter;
 use cohort_protocol::report::encode_report;
+use cohort_sim::Ruleset;
 use serde::Serialize;
 use std::collections::{HashMap, VecDeque};
 use std::fs::File;
@@ -211,11 +211,13 @@ impl Driver {
     }
 }
 
+/// What a view depends on: phase, paused, open turn, connections, desyncs, drops, rejoins.
+type ViewKey = (crate::lockstep::Phase, bool, u64, (usize, usize), u64, u64, u64);
+
 /// What the view and the metrics were last told, to tell only changes.
 #[derive(Default)]
 struct Told {
-    /// Phase, paused, open turn, connections, desyncs, drops, rejoins.
-    key: Option<(crate::lockstep::Phase, bool, u64, (usize, usize), u64, u64, u64)>,
+    key: Option<ViewKey>,
     desyncs: u64,
     dropped: u64,
     rejoins: u64,
@@ -251,7 +253,8 @@ impl Driver {
         metrics.desyncs.inc_by(s.desyncs - self.told.desyncs);
         metrics.drops.inc_by(s.dropped - self.told.dropped);
         metrics.rejoins.inc_by(s.rejoins - self.told.rejoins);
-        (self.told.desyncs, self.told.dropped, self.told.rejoins) = (s.desyncs, s.dropped, s.rejoins);
+        (self.told.desyncs, self.told.dropped, self.told.rejoins) =
+            (s.desyncs, s.dropped, s.rejoins);
         let now = MatchView::of(m, created_at);
         metrics.match_figures(m.id(), now.turn, now.players_connected);
         self.tell_players(&now);

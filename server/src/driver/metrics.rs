@@ -101,17 +101,33 @@ impl Metrics {
             registry: Registry::default(),
         };
         let r = &mut registry;
-        r.register("connections", "QUIC connections accepted", m.connections.clone());
+        r.register(
+            "connections",
+            "QUIC connections accepted",
+            m.connections.clone(),
+        );
         r.register("joins", "Connections admitted to a match", m.joins.clone());
         r.register(
             "connections_refused",
             "Connections refused, at the door or by their match, by error code",
             m.refused.clone(),
         );
-        r.register("rejoins", "Dropped players who came back", m.rejoins.clone());
-        r.register("drops", "Players dropped (lost, lagging, bad input)", m.drops.clone());
+        r.register(
+            "rejoins",
+            "Dropped players who came back",
+            m.rejoins.clone(),
+        );
+        r.register(
+            "drops",
+            "Players dropped (lost, lagging, bad input)",
+            m.drops.clone(),
+        );
         r.register("desyncs", "Hash mismatches caught", m.desyncs.clone());
-        r.register("desync_reports", "Desync reports written", m.reports.clone());
+        r.register(
+            "desync_reports",
+            "Desync reports written",
+            m.reports.clone(),
+        );
         r.register("turns", "Turns run by the server's sims", m.turns.clone());
         r.register_with_unit(
             "received",
@@ -120,7 +136,11 @@ impl Metrics {
             m.bytes_in.clone(),
         );
         r.register_with_unit("sent", "Frame bytes sent", Unit::Bytes, m.bytes_out.clone());
-        r.register("matches_created", "Matches set up", m.matches_created.clone());
+        r.register(
+            "matches_created",
+            "Matches set up",
+            m.matches_created.clone(),
+        );
         r.register(
             "matches_ended",
             "Matches ended, by reason",

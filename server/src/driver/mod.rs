@@ -165,7 +165,8 @@ impl Host {
         let view = MatchView::of(&m, created_at);
         let (tx, rx) = mpsc::channel(MATCH_INBOX);
         let (view_tx, view_rx) = watch::channel(view.clone());
-        self.matches.insert(&id, tx, view_rx, self.kit.max_matches)?;
+        self.matches
+            .insert(&id, tx, view_rx, self.kit.max_matches)?;
         self.hosted.fetch_add(1, Ordering::Relaxed);
         self.metrics.matches_created.inc();
         self.metrics.matches_running.inc();
@@ -178,11 +179,7 @@ impl Host {
                 fingerprint: String::new(),
                 self_signed: false,
             }),
-            tokens: MatchTokens::mint(
-                &config,
-                &self.secret,
-                unix_now() + self.kit.token_ttl_secs,
-            ),
+            tokens: MatchTokens::mint(&config, &self.secret, unix_now() + self.kit.token_ttl_secs),
             view,
         })
     }

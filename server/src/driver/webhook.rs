@@ -66,7 +66,8 @@ impl Webhook {
             self.outcome("dropped");
             return;
         }
-        let (url, client, outcomes) = (self.url.clone(), self.client.clone(), self.outcomes.clone());
+        let (url, client, outcomes) =
+            (self.url.clone(), self.client.clone(), self.outcomes.clone());
         deliveries.spawn(async move {
             let delivered = deliver(&client, &url, &summary).await;
             outcomes
@@ -87,12 +88,16 @@ impl Webhook {
 
     /// Waits (at most [`WEBHOOK_SHUTDOWN_GRACE`]) for the deliveries under way.
     pub async fn drain(&self) {
-        let mut set = std::mem::take(&mut *self.deliveries.lock().unwrap_or_else(|e| e.into_inner()));
+        let mut set =
+            std::mem::take(&mut *self.deliveries.lock().unwrap_or_else(|e| e.into_inner()));
         if set.is_empty() {
             return;
         }
         let all = async { while set.join_next().await.is_some() {} };
-        if tokio::time::timeout(WEBHOOK_SHUTDOWN_GRACE, all).await.is_err() {
+        if tokio::time::timeout(WEBHOOK_SHUTDOWN_GRACE, all)
+            .await
+            .is_err()
+        {
             tracing::warn!("webhook deliveries still under way at shutdown were given up");
         }
     }

@@ -118,7 +118,11 @@ async fn authenticate(
         }
         Some(t) if !admin.token.admits(t) => {
             tracing::warn!("admin API: a request with a wrong token was refused");
-            failure(StatusCode::FORBIDDEN, "forbidden", "the admin token is wrong")
+            failure(
+                StatusCode::FORBIDDEN,
+                "forbidden",
+                "the admin token is wrong",
+            )
         }
         Some(_) => next.run(request).await,
     }
@@ -200,13 +204,19 @@ async fn create(State(admin): State<Admin>, body: Result<Bytes, BytesRejection>)
     };
     match admin.host.create_match(settings) {
         Ok(created) => (StatusCode::CREATED, Json(created)).into_response(),
-        Err(e @ CreateError::Exists(_)) => failure(StatusCode::CONFLICT, "match_exists", e.to_string()),
-        Err(e @ CreateError::Full(_)) => {
-            failure(StatusCode::SERVICE_UNAVAILABLE, "too_many_matches", e.to_string())
+        Err(e @ CreateError::Exists(_)) => {
+            failure(StatusCode::CONFLICT, "match_exists", e.to_string())
         }
-        Err(e @ CreateError::ShuttingDown) => {
-            failure(StatusCode::SERVICE_UNAVAILABLE, "shutting_down", e.to_string())
-        }
+        Err(e @ CreateError::Full(_)) => failure(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "too_many_matches",
+            e.to_string(),
+        ),
+        Err(e @ CreateError::ShuttingDown) => failure(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "shutting_down",
+            e.to_string(),
+        ),
         Err(e @ CreateError::Setup(_)) => {
             failure(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string())
         }
@@ -254,6 +264,9 @@ mod tests {
         assert_eq!(field(r#"{"players":2}"#), "id");
         assert_eq!(field(r#"{"id":"a","names":["x",3]}"#), "names[1]");
         assert_eq!(field(r#"{"id":"a"} trailing"#), "(body)");
-        assert_eq!(parse_match(br#"{"id":"a","players":4}"#).unwrap().players, 4);
+        assert_eq!(
+            parse_match(br#"{"id":"a","players":4}"#).unwrap().players,
+            4
+        );
     }
 }

@@ -22,12 +22,18 @@ pub fn router(host: Arc<Host>) -> Router {
 }
 
 async fn metrics(State(host): State<Arc<Host>>) -> impl IntoResponse {
-    ([(header::CONTENT_TYPE, METRICS_CONTENT_TYPE)], host.metrics.render())
+    (
+        [(header::CONTENT_TYPE, METRICS_CONTENT_TYPE)],
+        host.metrics.render(),
+    )
 }
 
 async fn ready(State(host): State<Arc<Host>>) -> (StatusCode, String) {
     match host.ready() {
         Ok(()) => (StatusCode::OK, "ready\n".into()),
-        Err(why) => (StatusCode::SERVICE_UNAVAILABLE, format!("not ready: {why}\n")),
+        Err(why) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("not ready: {why}\n"),
+        ),
     }
 }

@@ -36,7 +36,11 @@ pub async fn serve_health(addr: SocketAddr, host: Arc<Host>) -> Result<SocketAdd
 }
 
 /// The admin API on `addr`.
-pub async fn serve_admin(addr: SocketAddr, host: Arc<Host>, token: AdminToken) -> Result<SocketAddr> {
+pub async fn serve_admin(
+    addr: SocketAddr,
+    host: Arc<Host>,
+    token: AdminToken,
+) -> Result<SocketAddr> {
     let bound = serve(addr, "admin", admin_router(host, token)).await?;
     tracing::info!(addr = %bound, "admin API on /v1");
     Ok(bound)

@@ -973,7 +973,7 @@ fn an_operator_ends_a_match_still_in_its_lobby_without_a_turn() {
 #[test]
 fn refused_joins_and_round_trips_are_observed_and_a_rejoin_counted() {
     let mut h = Harness::started(2);
-    h.join(3, Role::Player(0));
+    h.join(3, Role::Player(5));
     assert_eq!(h.errors(3), vec![ErrorCode::SlotTaken]);
     let mut seen = Vec::new();
     while let Some(o) = h.m.poll_observed() {
