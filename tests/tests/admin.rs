@@ -168,6 +168,10 @@ async fn a_missing_or_wrong_token_and_bad_bodies_are_refused() {
     assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{answer}");
     let (status, _) = api.get("/v1/matches/none-such").await;
     assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, about) = api.get("/v1/server").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(about["public"]["fingerprint"], server.fingerprint);
+    assert_eq!(about["max_matches"], 64);
     // Nothing was created by any of it.
     let (status, list) = api.get("/v1/matches").await;
     assert_eq!(status, StatusCode::OK);

@@ -212,7 +212,15 @@ impl Driver {
 }
 
 /// What a view depends on: phase, paused, open turn, connections, desyncs, drops, rejoins.
-type ViewKey = (crate::lockstep::Phase, bool, u64, (usize, usize), u64, u64, u64);
+type ViewKey = (
+    crate::lockstep::Phase,
+    bool,
+    u64,
+    (usize, usize),
+    u64,
+    u64,
+    u64,
+);
 
 /// What the view and the metrics were last told, to tell only changes.
 #[derive(Default)]
