@@ -83,6 +83,11 @@ pub struct Args {
     /// What a desync does to a match: continue or stop [default: continue].
     #[arg(long, env = "COHORT_ON_DESYNC", value_parser = parse_on_desync)]
     pub on_desync: Option<OnDesync>,
+    /// Refuse players that send `Ack` instead of their state hash (`TurnHash`), for every
+    /// match: such a player's desyncs cannot be caught. It is closed with `Unexpected` at its
+    /// first `Ack`; spectators may still acknowledge without a hash.
+    #[arg(long, env = "COHORT_REQUIRE_HASHES")]
+    pub require_hashes: bool,
     /// Print every match's join tokens (the default when the secret was made at random).
     #[arg(long, env = "COHORT_PRINT_TOKENS")]
     pub print_tokens: bool,
@@ -186,6 +191,8 @@ pub struct FileMatch {
     pub adaptive_delay: Option<bool>,
     pub max_turns: Option<u64>,
     pub on_desync: Option<OnDesync>,
+    /// Refuse hashless players (`Ack` instead of `TurnHash`) [default: false].
+    pub require_hashes: Option<bool>,
 }
 
 fn two() -> u8 {
@@ -327,6 +334,9 @@ impl ServerConfig {
             if args.on_desync.is_some() {
                 m.on_desync = args.on_desync;
             }
+            if args.require_hashes {
+                m.require_hashes = Some(true);
+            }
         }
         let mut ids = std::collections::BTreeSet::new();
         let mut settings = Vec::new();
@@ -434,6 +444,7 @@ impl FileMatch {
             adaptive_delay: None,
             max_turns: None,
             on_desync: None,
+            require_hashes: None,
         }
     }
 
@@ -493,6 +504,7 @@ impl FileMatch {
         s.adaptive_delay = self.adaptive_delay.unwrap_or(true);
         s.max_turns = self.max_turns.filter(|t| *t > 0);
         s.on_desync = self.on_desync.unwrap_or_default();
+        s.require_hashes = self.require_hashes.unwrap_or(false);
         Ok(s)
     }
 }
@@ -550,6 +562,7 @@ turn_ticks = 6
 on_desync = "stop"
 [[match]]
 id = "other"
+require_hashes = true
 "#,
         )
         .unwrap();
@@ -569,6 +582,16 @@ id = "other"
         assert_eq!(m.config.turn_ticks, 5, "the flag wins");
         assert_eq!(m.on_desync, OnDesync::Stop);
         assert_eq!(c.matches[1].config.match_id, "other");
+        assert!(!m.require_hashes && c.matches[1].require_hashes);
+        let everywhere = Args {
+            require_hashes: true,
+            ..Args::default()
+        };
+        let c = ServerConfig::load(&everywhere, &rules()).unwrap();
+        assert!(
+            c.matches[0].require_hashes,
+            "the flag sets it for every match"
+        );
     }
 
     #[test]

@@ -47,6 +47,7 @@ fn run(args: Args) -> Result<()> {
             .with_context(|| format!("writing {}", path.display()))?;
     }
     let print_tokens = config.print_tokens;
+    let ruleset_hash = hex::encode(rules.hash());
     let stats_file = config.stats_file.clone();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -60,7 +61,7 @@ fn run(args: Args) -> Result<()> {
             let _ = tx.send(true);
         });
         driver::serve(config, secret, rules, identity, rx, |s| {
-            announce(s, &tokens, print_tokens)
+            announce(s, &ruleset_hash, &tokens, print_tokens)
         })
         .await
     })?;
@@ -122,14 +123,16 @@ impl Tokens {
     }
 }
 
-/// Prints where the server listens, its fingerprint and (when asked) the join tokens.
-fn announce(s: &Started, tokens: &Tokens, print_tokens: bool) {
+/// Prints where the server listens, its fingerprint, the ruleset's hash (what a client's Hello
+/// carries) and (when asked) the join tokens.
+fn announce(s: &Started, ruleset_hash: &str, tokens: &Tokens, print_tokens: bool) {
     let port = s.local_addr.port();
     println!(
         "cohort-server listening on UDP {} (ALPN cohort/1)",
         s.local_addr
     );
     println!("certificate SHA-256 fingerprint: {}", s.fingerprint);
+    println!("ruleset hash: {ruleset_hash}");
     if !print_tokens {
         return;
     }

@@ -5,6 +5,7 @@
 use super::{Host, Lookup, MatchInput, Outgoing};
 use crate::admit::admit;
 use crate::lockstep::PeerId;
+use cohort_protocol::close;
 use cohort_protocol::codec::{decode_message, encode_frame, frame_length, CodecError};
 use cohort_protocol::message::{ClientMessage, ErrorCode, ServerMessage};
 use std::sync::Arc;
@@ -59,7 +60,7 @@ async fn refuse(
     }
     let _ = send.finish();
     let _ = tokio::time::timeout(CLOSE_GRACE, send.stopped()).await;
-    conn.close(0u32.into(), b"refused");
+    conn.close(close::REFUSED.code.into(), close::REFUSED.reason_bytes());
 }
 
 /// Runs a connection from its handshake to its end.
@@ -78,7 +79,10 @@ pub async fn run(incoming: quinn::Incoming, host: Arc<Host>, peer: PeerId) {
     let (send, mut recv) = match tokio::time::timeout(HELLO_TIMEOUT, conn.accept_bi()).await {
         Ok(Ok(s)) => s,
         _ => {
-            conn.close(1u32.into(), b"no stream");
+            conn.close(
+                close::NO_STREAM.code.into(),
+                close::NO_STREAM.reason_bytes(),
+            );
             return;
         }
     };
@@ -88,7 +92,7 @@ pub async fn run(incoming: quinn::Incoming, host: Arc<Host>, peer: PeerId) {
             return refuse(&host, &conn, send, ErrorCode::FrameTooLarge, e.to_string()).await
         }
         _ => {
-            conn.close(1u32.into(), b"no hello");
+            conn.close(close::NO_HELLO.code.into(), close::NO_HELLO.reason_bytes());
             return;
         }
     };
@@ -196,5 +200,5 @@ async fn write_loop(
     }
     let _ = send.finish();
     let _ = tokio::time::timeout(CLOSE_GRACE, send.stopped()).await;
-    conn.close(0u32.into(), b"closed");
+    conn.close(close::CLOSED.code.into(), close::CLOSED.reason_bytes());
 }

@@ -379,7 +379,10 @@ pub async fn serve(
         tokio::time::timeout(SHUTDOWN_GRACE, endpoint.wait_idle()),
         webhook_done
     );
-    endpoint.close(0u32.into(), b"server shutting down");
+    endpoint.close(
+        cohort_protocol::close::SHUTTING_DOWN.code.into(),
+        cohort_protocol::close::SHUTTING_DOWN.reason_bytes(),
+    );
     if let Some(agones) = agones {
         agones.shutdown().await;
     }

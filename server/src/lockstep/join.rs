@@ -83,15 +83,18 @@ impl Match {
         // Mid-match, the joiner starts from the state after every closed turn.
         self.simulate();
         let running = self.phase != Phase::Lobby;
+        // A snapshot is the state after a turn: before turn 0 has closed there is none to send,
+        // and the joiner starts from the configuration's world like everyone did.
+        let snapshot_follows = running && self.turns_run > 0;
         let accepted = JoinAccepted {
             config: self.settings.config.clone(),
             role,
             next_turn: self.next_turn,
             input_delay: self.delay.current(),
-            snapshot_follows: running,
+            snapshot_follows,
         };
         self.send(peer, ServerMessage::JoinAccepted(accepted));
-        if running {
+        if snapshot_follows {
             self.send_snapshot(peer);
         }
         self.peers.insert(

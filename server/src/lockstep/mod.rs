@@ -69,6 +69,10 @@ pub struct Settings {
     /// End the match after this many turns.
     pub max_turns: Option<u64>,
     pub on_desync: OnDesync,
+    /// Refuse players that acknowledge turns without a hash (`Ack`): their desyncs could not be
+    /// caught. Such a player is closed with `Unexpected` at its first `Ack`. Cohort's choice:
+    /// spectators may still `Ack` (their view is their own business).
+    pub require_hashes: bool,
     /// Named in replay headers and reports.
     pub writer: String,
 }
@@ -80,6 +84,7 @@ impl Settings {
             adaptive_delay: true,
             max_turns: None,
             on_desync: OnDesync::Continue,
+            require_hashes: false,
             writer: format!("cohort-server {}", env!("CARGO_PKG_VERSION")),
         }
     }
@@ -502,6 +507,13 @@ impl Match {
             }
             ClientMessage::Commands(c) => self.commands(peer, c, now),
             ClientMessage::TurnHash(h) => self.turn_hash(peer, h.turn, Some(h.hash)),
+            ClientMessage::Ack { .. } if self.settings.require_hashes && p.player().is_some() => {
+                self.refuse_and_close(
+                    peer,
+                    ErrorCode::Unexpected,
+                    "this match requires state hashes: players send TurnHash, not Ack",
+                )
+            }
             ClientMessage::Ack { turn } => self.turn_hash(peer, turn, None),
             ClientMessage::Snapshot(chunk) => self.snapshot_chunk(peer, chunk),
             ClientMessage::SnapshotUnavailable { turn, reason } => {

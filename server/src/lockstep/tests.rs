@@ -922,6 +922,63 @@ fn a_stalled_server_catches_up_a_few_turns_then_sets_its_clock_anew() {
 }
 
 #[test]
+fn a_spectator_joining_before_turn_0_closes_starts_from_the_configuration() {
+    let mut h = Harness::started(2);
+    h.join(9, Role::Spectator);
+    let msgs = h.take(9);
+    assert!(
+        matches!(
+            msgs[..],
+            [ServerMessage::JoinAccepted(JoinAccepted {
+                next_turn: 0,
+                snapshot_follows: false,
+                ..
+            })]
+        ),
+        "no snapshot: there is no state after a turn yet; {msgs:?}"
+    );
+    let mut world = h.m.config().world(h.rules.clone()).unwrap();
+    h.turns(3);
+    let b = h.bundles(9);
+    assert_eq!(b[0].turn, 0);
+    for bundle in &b {
+        run_bundle(&mut world, bundle, h.m.config().turn_ticks);
+        assert_eq!(world.hash(), h.m.hash_after(bundle.turn).unwrap());
+    }
+}
+
+#[test]
+fn a_match_requiring_hashes_closes_a_player_that_only_acks() {
+    let (mut s, _) = settings(2);
+    s.require_hashes = true;
+    let mut h = Harness::with(s);
+    h.join(1, Role::Player(0));
+    h.join(2, Role::Player(1));
+    h.join(9, Role::Spectator);
+    h.turns(1);
+    h.take(1);
+    h.take(2);
+    let hash = h.m.hash_after(0).unwrap();
+    h.send(1, ClientMessage::TurnHash(TurnHash { turn: 0, hash }));
+    h.send(2, ClientMessage::Ack { turn: 0 });
+    h.send(9, ClientMessage::Ack { turn: 0 });
+    assert!(h.errors(1).is_empty());
+    assert_eq!(h.errors(2), vec![ErrorCode::Unexpected]);
+    assert!(h.closed.contains(&2), "the hashless player is closed");
+    assert!(h.errors(9).is_empty(), "a spectator may acknowledge");
+    assert!(!h.closed.contains(&9) && !h.closed.contains(&1));
+    h.turns(1);
+    let b = h.bundles(1);
+    assert_eq!(
+        b[0].events,
+        vec![MembershipEvent {
+            player: 1,
+            change: Membership::Dropped
+        }]
+    );
+}
+
+#[test]
 fn an_operator_ends_a_running_match_its_open_turn_played_and_everyone_told() {
     let mut h = Harness::started(2);
     h.turns(2);
