@@ -1,6 +1,7 @@
 //! `/metrics`, `/healthz` and `/readyz` over real HTTP while real QUIC bots play on
 //! 127.0.0.1: the scrape is read with a Prometheus text parser (prometheus-parse) and its
-//! counters and histograms move with the match.
+//! counters and histograms move with the match — turns, joins, a refused connection, a client
+//! killed (a drop) and back (a rejoin), a perturbed client (a desync and its report).
 
 use cohort_client::brain::RandomBrain;
 use cohort_protocol::message::{EndReason, Role};
@@ -49,6 +50,24 @@ fn observations(s: &Scrape, name: &str) -> f64 {
         .unwrap_or_else(|| panic!("{name} is a histogram with a +Inf bucket"))
 }
 
+/// Scrapes until `ok` holds (bounded by [`TEST_LIMIT`]); that scrape.
+async fn wait_for(
+    http: &reqwest::Client,
+    base: &str,
+    what: &str,
+    ok: impl Fn(&Scrape) -> bool,
+) -> Scrape {
+    let deadline = tokio::time::Instant::now() + TEST_LIMIT;
+    loop {
+        let s = scrape(http, base).await;
+        if ok(&s) {
+            return s;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_counters_move_during_a_bot_match() {
     // Two matches: m1 is played; m2 waits, which keeps the server up after m1 ends.
@@ -60,7 +79,7 @@ async fn the_counters_move_during_a_bot_match() {
             "--turn-ticks",
             "2",
             "--max-turns",
-            "60",
+            "150",
             "--metrics",
             "127.0.0.1:0",
         ],
@@ -92,42 +111,51 @@ async fn the_counters_move_during_a_bot_match() {
         refused.error.is_some() || refused.closed_by_error,
         "{refused:?}"
     );
-    let bots: Vec<_> = (0..2u8)
-        .map(|p| {
-            let token = server.token("m1", Role::Player(p));
-            spawn_bot(
-                &server,
-                plan(
-                    token,
-                    &format!("bot{p}"),
-                    Box::new(RandomBrain::new(u64::from(p))),
-                ),
-            )
-        })
-        .collect();
+    // Player 0's sim goes wrong after turn 20: a desync, and its report.
+    let mut perturbed = plan(
+        server.token("m1", Role::Player(0)),
+        "perturbed",
+        Box::new(RandomBrain::new(1)),
+    );
+    perturbed.options.perturb_at_turn = Some(20);
+    let perturbed = spawn_bot(&server, perturbed);
+    let token = server.token("m1", Role::Player(1));
+    let doomed = spawn_bot(
+        &server,
+        plan(token.clone(), "doomed", Box::new(RandomBrain::new(2))),
+    );
     // During the match: turns run, the live match has its labelled figures.
-    let deadline = tokio::time::Instant::now() + TEST_LIMIT;
-    let during = loop {
-        let s = scrape(&http, &base).await;
-        if value(&s, "cohort_turns_total", &[]) >= 10.0
-            && value(&s, "cohort_match_players_connected", &[("match_id", "m1")]) == 2.0
-        {
-            break s;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the match got going"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
-    assert!(value(&during, "cohort_match_turn", &[("match_id", "m1")]) >= 10.0);
+    let during = wait_for(&http, &base, "the match got going", |s| {
+        value(s, "cohort_turns_total", &[]) >= 40.0
+            && value(s, "cohort_match_players_connected", &[("match_id", "m1")]) == 2.0
+    })
+    .await;
+    assert!(value(&during, "cohort_match_turn", &[("match_id", "m1")]) >= 40.0);
     assert_eq!(value(&during, "cohort_joins_total", &[]), 2.0);
-    for o in bots {
+    // Kill player 1's client mid-match: the server drops it; it comes back with its token.
+    doomed.abort();
+    let _ = doomed.await;
+    wait_for(&http, &base, "the killed client is dropped", |s| {
+        value(s, "cohort_drops_total", &[]) >= 1.0
+    })
+    .await;
+    let back = spawn_bot(
+        &server,
+        plan(token, "back again", Box::new(RandomBrain::new(3))),
+    );
+    wait_for(&http, &base, "the client rejoins", |s| {
+        value(s, "cohort_rejoins_total", &[]) >= 1.0
+    })
+    .await;
+    for o in [perturbed, back] {
         let o = outcome(o).await;
         assert_eq!(o.ended.map(|e| e.reason), Some(EndReason::TurnLimit));
     }
     let after = scrape(&http, &base).await;
-    assert_eq!(value(&after, "cohort_turns_total", &[]), 60.0);
+    assert_eq!(value(&after, "cohort_turns_total", &[]), 150.0);
+    assert_eq!(value(&after, "cohort_joins_total", &[]), 3.0);
+    assert!(value(&after, "cohort_desyncs_total", &[]) >= 1.0);
+    assert!(value(&after, "cohort_desync_reports_total", &[]) >= 1.0);
     assert_eq!(
         value(
             &after,
@@ -145,11 +173,10 @@ async fn the_counters_move_during_a_bot_match() {
         1.0
     );
     assert_eq!(value(&after, "cohort_matches_running", &[]), 1.0);
-    assert_eq!(value(&after, "cohort_desyncs_total", &[]), 0.0);
     assert!(value(&after, "cohort_received_bytes_total", &[]) > 0.0);
-    // Every bundle to each of 2 players is in the send jitter histogram; the sims and the
-    // pings are measured too.
-    assert!(observations(&after, "cohort_turn_send_jitter_seconds") >= 2.0 * 60.0 - 2.0);
+    // Every bundle to each connected player is in the send jitter histogram (two players
+    // for most of the 150 turns); the sims and the pings are measured too.
+    assert!(observations(&after, "cohort_turn_send_jitter_seconds") >= 150.0);
     assert!(observations(&after, "cohort_turn_sim_seconds") > 0.0);
     assert!(observations(&after, "cohort_round_trip_seconds") > 0.0);
     // The ended match's labelled series are gone (labels stay bounded by the live matches).
