@@ -26,6 +26,9 @@ pub const DEFAULT_MAX_MATCHES: usize = 64;
 /// The shortest admin token accepted, in bytes.
 pub const MIN_ADMIN_TOKEN_BYTES: usize = 16;
 
+/// The environment variable that may hold the webhook's signing secret.
+pub const WEBHOOK_SECRET_ENV: &str = "COHORT_WEBHOOK_SECRET";
+
 /// The environment variable that may hold the admin token (never a flag: a flag's value is
 /// seen by every user of the machine).
 pub const ADMIN_TOKEN_ENV: &str = "COHORT_ADMIN_TOKEN";
@@ -119,6 +122,10 @@ pub struct Args {
     /// POST every ended match's summary (JSON) to this http:// or https:// URL.
     #[arg(long, env = "COHORT_WEBHOOK")]
     pub webhook: Option<String>,
+    /// A file holding the secret the webhook's posts are signed with (HMAC-SHA256 in the
+    /// `cohort-signature` header; at least 16 bytes); or the COHORT_WEBHOOK_SECRET variable.
+    #[arg(long, env = "COHORT_WEBHOOK_SECRET_FILE")]
+    pub webhook_secret_file: Option<PathBuf>,
     /// Write the matches' figures (turn timing, traffic) as JSON to this file on exit.
     #[arg(long, env = "COHORT_STATS_FILE")]
     pub stats_file: Option<PathBuf>,
@@ -165,6 +172,7 @@ pub struct FileConfig {
     pub max_matches: Option<usize>,
     pub public_address: Option<String>,
     pub webhook: Option<String>,
+    pub webhook_secret_file: Option<PathBuf>,
     pub stats_file: Option<PathBuf>,
     #[serde(default, rename = "match")]
     pub matches: Vec<FileMatch>,
@@ -229,6 +237,8 @@ pub struct ServerConfig {
     pub public_address: Option<String>,
     /// Where ended matches' summaries are posted.
     pub webhook: Option<reqwest::Url>,
+    /// What the webhook's posts are signed with.
+    pub webhook_secret: Option<Vec<u8>>,
     pub stats_file: Option<PathBuf>,
     /// The Agones SDK sidecar's gRPC port on localhost (none: not under Agones).
     pub agones: Option<u16>,
@@ -358,6 +368,16 @@ impl ServerConfig {
             Some(url) => Some(webhook_url(&url)?),
             None => None,
         };
+        let webhook_secret = match &webhook {
+            Some(_) => secret_from(
+                args.webhook_secret_file
+                    .as_ref()
+                    .or(file.webhook_secret_file.as_ref()),
+                WEBHOOK_SECRET_ENV,
+                "the webhook secret",
+            )?,
+            None => None,
+        };
         Ok(ServerConfig {
             listen: args
                 .listen
@@ -386,6 +406,7 @@ impl ServerConfig {
             max_matches,
             public_address: args.public_address.clone().or(file.public_address),
             webhook,
+            webhook_secret,
             stats_file: args.stats_file.clone().or(file.stats_file),
             agones,
             matches: settings,
@@ -395,20 +416,29 @@ impl ServerConfig {
 
 /// The admin token from `file`, else from [`ADMIN_TOKEN_ENV`].
 fn admin_token(file: Option<&PathBuf>) -> Result<Vec<u8>> {
-    let token = match file {
-        Some(path) => read_secret(path).context("the admin token file")?,
-        None => match std::env::var_os(ADMIN_TOKEN_ENV) {
+    match secret_from(file, ADMIN_TOKEN_ENV, "the admin token")? {
+        Some(token) => Ok(token),
+        None => bail!(
+            "the admin API needs a token: admin_token_file (--admin-token-file) or {ADMIN_TOKEN_ENV}"
+        ),
+    }
+}
+
+/// A secret (`what`) from `file`, else from the variable `env`; none if neither is there. At
+/// least [`MIN_ADMIN_TOKEN_BYTES`].
+fn secret_from(file: Option<&PathBuf>, env: &str, what: &str) -> Result<Option<Vec<u8>>> {
+    let secret = match file {
+        Some(path) => read_secret(path).with_context(|| format!("the file of {what}"))?,
+        None => match std::env::var_os(env) {
             Some(t) => t.into_encoded_bytes(),
-            None => bail!(
-                "the admin API needs a token: admin_token_file (--admin-token-file) or {ADMIN_TOKEN_ENV}"
-            ),
+            None => return Ok(None),
         },
     };
     anyhow::ensure!(
-        token.len() >= MIN_ADMIN_TOKEN_BYTES,
-        "the admin token must be at least {MIN_ADMIN_TOKEN_BYTES} bytes"
+        secret.len() >= MIN_ADMIN_TOKEN_BYTES,
+        "{what} must be at least {MIN_ADMIN_TOKEN_BYTES} bytes"
     );
-    Ok(token)
+    Ok(Some(secret))
 }
 
 /// A webhook URL: absolute, http or https.

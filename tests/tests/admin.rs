@@ -179,8 +179,11 @@ async fn a_missing_or_wrong_token_and_bad_bodies_are_refused() {
     server.stop().await.unwrap();
 }
 
+/// The secret the webhook's posts are signed with.
+const WEBHOOK_SECRET: &str = "a-webhook-signing-secret";
+
 /// A webhook receiver: refuses the first delivery (503), takes the later ones; sends each
-/// body it took, with its attempt header, down the channel.
+/// body it took, with its attempt header, down the channel — once its signature checks out.
 async fn webhook_listener() -> (String, mpsc::UnboundedReceiver<(String, Value)>) {
     use axum::routing::post;
     let (tx, rx) = mpsc::unbounded_channel();
@@ -194,11 +197,21 @@ async fn webhook_listener() -> (String, mpsc::UnboundedReceiver<(String, Value)>
                 if !refused_once.swap(true, std::sync::atomic::Ordering::SeqCst) {
                     return StatusCode::SERVICE_UNAVAILABLE;
                 }
-                let attempt = headers
-                    .get("cohort-delivery-attempt")
-                    .and_then(|v| v.to_str().ok())
-                    .unwrap_or_default()
-                    .to_string();
+                let header = |name: &str| {
+                    headers
+                        .get(name)
+                        .and_then(|v| v.to_str().ok())
+                        .unwrap_or_default()
+                        .to_string()
+                };
+                let signed = cohort_server::driver::webhook::signature(
+                    WEBHOOK_SECRET.as_bytes(),
+                    body.as_bytes(),
+                );
+                if header("cohort-signature") != signed {
+                    return StatusCode::UNAUTHORIZED;
+                }
+                let attempt = header("cohort-delivery-attempt");
                 let _ = tx.send((attempt, serde_json::from_str(&body).unwrap_or_default()));
                 StatusCode::NO_CONTENT
             }
@@ -213,7 +226,19 @@ async fn webhook_listener() -> (String, mpsc::UnboundedReceiver<(String, Value)>
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_match_created_through_the_api_is_played_and_its_summary_posted() {
     let (hook, mut delivered) = webhook_listener().await;
-    let (server, api) = admin_server("played", &["--webhook", &hook]).await;
+    let secret_file =
+        std::env::temp_dir().join(format!("cohort-webhook-secret-{}", std::process::id()));
+    std::fs::write(&secret_file, WEBHOOK_SECRET).unwrap();
+    let (server, api) = admin_server(
+        "played",
+        &[
+            "--webhook",
+            &hook,
+            "--webhook-secret-file",
+            secret_file.to_str().unwrap(),
+        ],
+    )
+    .await;
     let spec = json!({
         "id": "duel", "players": 2, "names": ["Ana", "Bo"], "turn_ticks": 2, "max_turns": 40
     });

@@ -290,7 +290,13 @@ pub async fn serve(
     let webhook = config
         .webhook
         .clone()
-        .map(|url| webhook::Webhook::new(url, metrics.webhook_deliveries.clone()))
+        .map(|url| {
+            webhook::Webhook::new(
+                url,
+                config.webhook_secret.clone(),
+                metrics.webhook_deliveries.clone(),
+            )
+        })
         .transpose()?;
     let host = Arc::new(Host {
         secret,
