@@ -43,6 +43,11 @@ use std::time::{Duration, Instant};
 /// bring them (a bundle carries the server's hash of the turn before it).
 pub const KEPT_HASHES: usize = 64;
 
+/// Milliseconds without a word from the server (it pings every `PING_INTERVAL_MS`, 500, and
+/// sends a bundle every turn) after which the client takes the connection as lost, so that its
+/// driver may reconnect (Cohort's choice: ten pings missed in a row).
+pub const SERVER_SILENCE_MS: u64 = 5_000;
+
 /// How the client was set up.
 #[derive(Clone, Debug)]
 pub struct ClientOptions {
@@ -109,6 +114,16 @@ pub enum Event {
         error: Error,
         closes: bool,
     },
+    /// Nothing came from the server for [`SERVER_SILENCE_MS`]: the connection is taken as lost.
+    ServerSilent,
+    /// The driver lost the connection and tries again (not from the core: the session's
+    /// reconnect loop tells it in the same stream). `attempt` of `attempts`, after `wait`.
+    Reconnecting {
+        why: String,
+        attempt: u32,
+        attempts: u32,
+        wait: Duration,
+    },
     /// A line the player typed could not be used (the text is the reason).
     Refused(String),
     Help(&'static str),
@@ -137,6 +152,18 @@ pub struct Tally {
     pub desync_notices: u64,
     pub commands_sent: u64,
     pub rescheduled: u64,
+}
+
+impl Tally {
+    /// Adds another connection's counts to these (a seat played over several connections).
+    pub fn add(&mut self, other: &Tally) {
+        self.turns_run += other.turns_run;
+        self.hashes_agreed += other.hashes_agreed;
+        self.hashes_disagreed += other.hashes_disagreed;
+        self.desync_notices += other.desync_notices;
+        self.commands_sent += other.commands_sent;
+        self.rescheduled += other.rescheduled;
+    }
 }
 
 /// The client core. See the module documentation.
@@ -169,6 +196,11 @@ pub struct ClientCore {
     next_ping: Option<Instant>,
     rtt: Option<Duration>,
     paused: bool,
+    /// When the server was last heard from (or the Hello sent).
+    last_heard: Option<Instant>,
+    /// Whether the connection ended in a way a new connection may mend (lost, silent, dropped
+    /// for lag): the seat is still this client's.
+    rejoinable: bool,
     tally: Tally,
     outbox: VecDeque<ClientMessage>,
     events: VecDeque<Event>,
@@ -197,6 +229,8 @@ impl ClientCore {
             next_ping: None,
             rtt: None,
             paused: false,
+            last_heard: None,
+            rejoinable: false,
             tally: Tally::default(),
             outbox: VecDeque::new(),
             events: VecDeque::new(),
@@ -216,6 +250,7 @@ impl ClientCore {
             client_name: self.options.name.clone(),
         }));
         self.next_ping = Some(now);
+        self.last_heard = Some(now);
     }
 
     /// The next message to send, if any.
@@ -230,15 +265,36 @@ impl ClientCore {
 
     /// When [`ClientCore::handle_timeout`] should next be called.
     pub fn poll_timeout(&self) -> Option<Instant> {
+        let silence = self.silence_deadline();
         match self.phase {
-            Phase::Loading | Phase::Playing => self.next_ping,
+            Phase::Loading | Phase::Playing => match (self.next_ping, silence) {
+                (Some(p), Some(s)) => Some(p.min(s)),
+                (p, s) => p.or(s),
+            },
+            Phase::Joining => silence,
             _ => None,
         }
     }
 
-    /// The time passed: pings go out every [`PING_INTERVAL_MS`].
+    /// When the server's silence makes the connection lost.
+    fn silence_deadline(&self) -> Option<Instant> {
+        self.last_heard
+            .map(|t| t + Duration::from_millis(SERVER_SILENCE_MS))
+    }
+
+    /// The time passed: pings go out every [`PING_INTERVAL_MS`]; after [`SERVER_SILENCE_MS`]
+    /// without a word from the server the connection is lost ([`Event::ServerSilent`]).
     pub fn handle_timeout(&mut self, now: Instant) {
-        if !matches!(self.phase, Phase::Loading | Phase::Playing) {
+        if !matches!(self.phase, Phase::Joining | Phase::Loading | Phase::Playing) {
+            return;
+        }
+        if self.silence_deadline().is_some_and(|t| t <= now) {
+            self.phase = Phase::Over;
+            self.rejoinable = true;
+            self.events.push_back(Event::ServerSilent);
+            return;
+        }
+        if self.phase == Phase::Joining {
             return;
         }
         if self.next_ping.is_some_and(|t| t <= now) {
@@ -259,6 +315,7 @@ impl ClientCore {
         if self.phase == Phase::Over {
             return;
         }
+        self.last_heard = Some(now);
         match message {
             ServerMessage::JoinAccepted(a) => self.on_accepted(a),
             ServerMessage::Snapshot(chunk) => self.on_snapshot_chunk(chunk),
@@ -301,6 +358,8 @@ impl ClientCore {
                 let closes = error.code.closes();
                 if closes {
                     self.phase = Phase::Over;
+                    // Dropped for lag, the seat is still this client's to take back.
+                    self.rejoinable = error.code == ErrorCode::DroppedForLag;
                 }
                 self.events.push_back(Event::ServerError { error, closes });
             }
@@ -405,6 +464,14 @@ impl ClientCore {
 
     pub fn tally(&self) -> &Tally {
         &self.tally
+    }
+
+    /// Whether a new connection may take this client's seat back: the connection went (lost,
+    /// the server silent, dropped for lag) while the match was this client's to play. False
+    /// after the match ended, the client left, or the server refused it or gave the seat to
+    /// another connection (`Replaced`).
+    pub fn may_rejoin(&self) -> bool {
+        self.phase != Phase::Over || self.rejoinable
     }
 
     /// This client's hash after `turn`, if it still remembers it.

@@ -5,6 +5,7 @@
 
 use crate::core::{ClientCore, Event, Phase};
 use anyhow::{anyhow, bail, Context, Result};
+use cohort_protocol::close;
 use cohort_protocol::codec::{decode_message, encode_frame};
 use cohort_protocol::fingerprint::{parse_fingerprint, sha256, sha256_fingerprint};
 use cohort_protocol::limits::ALPN;
@@ -214,7 +215,8 @@ impl Link {
             .context("writing to the server")
     }
 
-    /// The next message from the server; none when the server closed the stream.
+    /// The next message from the server; none when the server closed the stream between
+    /// frames (an error when it ended inside one).
     pub async fn recv(&mut self) -> Result<Option<ServerMessage>> {
         loop {
             if let Some(payload) = self
@@ -228,12 +230,14 @@ impl Link {
             }
             match self.recv.read(&mut self.buf).await {
                 Ok(Some(n)) => self.reader.push(&self.buf[..n]),
-                Ok(None) => return Ok(None),
-                Err(quinn::ReadError::ConnectionLost(
+                Ok(None)
+                | Err(quinn::ReadError::ConnectionLost(
                     quinn::ConnectionError::ApplicationClosed(_),
                 ))
                 | Err(quinn::ReadError::ConnectionLost(quinn::ConnectionError::LocallyClosed)) => {
-                    return Ok(None)
+                    // The end of the stream: a frame cut short is an error, not a message.
+                    self.reader.finish().context("the server's stream ended")?;
+                    return Ok(None);
                 }
                 Err(e) => return Err(e).context("reading from the server"),
             }
@@ -250,13 +254,15 @@ impl Link {
     pub async fn close(mut self) {
         let _ = self.send.finish();
         let _ = tokio::time::timeout(CLOSE_GRACE, self.send.stopped()).await;
-        self.connection.close(0u32.into(), b"bye");
+        self.connection
+            .close(close::BYE.code.into(), close::BYE.reason_bytes());
         let _ = tokio::time::timeout(CLOSE_GRACE, self.endpoint.wait_idle()).await;
     }
 
     /// Drops the connection at once without a word (what a crashed client does).
     pub fn abort(self) {
-        self.connection.close(1u32.into(), b"gone");
+        self.connection
+            .close(close::GONE.code.into(), close::GONE.reason_bytes());
     }
 }
 
@@ -264,19 +270,26 @@ impl Link {
 /// gives orders from here).
 pub type OnEvent<'a> = dyn FnMut(&mut ClientCore, &Event) + Send + 'a;
 
-/// Runs `core` over `link` until the match ends, the server closes, or `lines` says to leave.
-/// Lines from `lines` (stdin's, for `cohort play`) are read in the text syntax; a closed
-/// `lines` leaves nothing undone (the client plays on). Returns the core, to read its tally.
+/// Runs `core` over `link` until the match ends, the server closes, the connection is lost, or
+/// `lines` says to leave. Lines from `lines` (stdin's, for `cohort play`) are read in the text
+/// syntax; a closed `lines` is set to none and leaves nothing undone (the client plays on).
+/// Returns the core whatever happened (its tally, and [`ClientCore::may_rejoin`] to tell a lost
+/// connection from an ended one) with how the connection ended.
 pub async fn drive(
     mut core: ClientCore,
     mut link: Link,
-    mut lines: Option<mpsc::Receiver<String>>,
+    lines: &mut Option<mpsc::Receiver<String>>,
     on_event: &mut OnEvent<'_>,
-) -> Result<ClientCore> {
+) -> (ClientCore, Result<()>) {
     core.start(Instant::now());
-    let result = drive_loop(&mut core, &mut link, &mut lines, on_event).await;
-    link.close().await;
-    result.map(|()| core)
+    let result = drive_loop(&mut core, &mut link, lines, on_event).await;
+    if core.may_rejoin() {
+        // Lost: nothing to wait for on this connection.
+        link.abort();
+    } else {
+        link.close().await;
+    }
+    (core, result)
 }
 
 async fn drive_loop(

@@ -38,6 +38,8 @@ pub enum CodecError {
     Trailing(usize, &'static str),
     #[error("could not encode {what}: {reason}")]
     Encode { what: &'static str, reason: String },
+    #[error("the stream ended {0} bytes into a frame")]
+    Truncated(usize),
 }
 
 fn encode<T: Serialize, const LIMIT: usize>(
@@ -150,6 +152,17 @@ impl FrameReader {
     pub fn pending(&self) -> usize {
         self.buf.len()
     }
+
+    /// The stream ended: an error when it ended inside a frame (the partial frame is thrown
+    /// away, never decoded).
+    pub fn finish(&mut self) -> Result<(), CodecError> {
+        let pending = std::mem::take(&mut self.buf).len();
+        if pending == 0 {
+            Ok(())
+        } else {
+            Err(CodecError::Truncated(pending))
+        }
+    }
 }
 
 /// The protocol version at the start of a Hello payload, read even when the rest of the
@@ -200,6 +213,19 @@ mod tests {
         let back: ClientMessage = decode_message(&got.unwrap()).unwrap();
         assert_eq!(back, msg);
         assert_eq!(r.pending(), 0);
+    }
+
+    #[test]
+    fn a_stream_that_ends_mid_frame_is_an_error_and_the_piece_is_dropped() {
+        let frame = encode_frame(&ClientMessage::Ping(Ping { nonce: 9 })).unwrap();
+        let mut r = FrameReader::new();
+        r.push(&frame);
+        r.push(&frame[..3]);
+        assert!(r.next_frame().unwrap().is_some());
+        assert_eq!(r.next_frame(), Ok(None));
+        assert_eq!(r.finish(), Err(CodecError::Truncated(3)));
+        assert_eq!(r.pending(), 0);
+        assert_eq!(r.finish(), Ok(()), "a stream ending between frames is fine");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! - [`message`]: every message a client and a server exchange, as serde types;
 //! - [`codec`]: frames (a u32 big-endian length, then a bincode payload) — the only module that
 //!   touches bincode;
-//! - [`limits`]: every limit of the protocol, named;
+//! - [`limits`]: every limit of the protocol, named; [`close`]: the QUIC close codes;
 //! - [`token`]: join tokens signed with keyed blake3 of the server's secret;
 //! - [`setup`]: the match configuration's world, and how every peer runs a turn's bundle;
 //! - [`replay`] and [`report`]: the replay and desync-report files.
@@ -11,6 +11,7 @@
 //! Knows nothing of tokio or sockets: drivers move the bytes. docs/PROTOCOL.md and
 //! docs/FILES.md describe the bytes for readers who do not read Rust.
 
+pub mod close;
 pub mod codec;
 pub mod fingerprint;
 pub mod limits;

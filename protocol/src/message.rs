@@ -255,6 +255,8 @@ pub enum EndReason {
     Desync,
     /// The server is shutting down.
     ServerShutdown,
+    /// An operator ended it (the server's admin API, docs/OPERATIONS.md).
+    Operator,
 }
 
 /// The match is over.
@@ -319,6 +321,10 @@ pub enum ErrorCode {
     ServerShutdown,
     /// Something failed inside the server. Closes.
     Internal,
+    /// A new connection joined with this slot's token: it took the seat over (the player's
+    /// restarted game), and this connection is closed. A client told this must not reconnect
+    /// by itself (the seat is played elsewhere). Closes.
+    Replaced,
 }
 
 impl ErrorCode {

@@ -213,6 +213,7 @@ fn the_error_codes_table_has_the_codecs_indices_and_closings() {
         BadSnapshot,
         ServerShutdown,
         Internal,
+        Replaced,
     ];
     for code in codes {
         let row = format!("| {} | `{code:?}` | {}", index(&code), {
@@ -317,4 +318,26 @@ fn the_token_example_is_what_mint_makes() {
         "docs/PROTOCOL.md lacks the example token `{token}`"
     );
     assert_eq!(verify(b"S3cret", &token, 1_699_999_999), Ok(claims));
+}
+
+/// The QUIC close table in docs/PROTOCOL.md ("Transport") lists every close the server makes,
+/// with its code and reason, and no other.
+#[test]
+fn the_close_codes_table_has_the_servers_codes_and_reasons() {
+    use cohort_protocol::close::SERVER_CLOSES;
+    let doc = doc();
+    let start = doc
+        .find("| code | reason | when |")
+        .expect("the close table");
+    let table: Vec<&str> = doc[start..]
+        .lines()
+        .skip(2)
+        .map(str::trim)
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    assert_eq!(table.len(), SERVER_CLOSES.len(), "rows: {table:?}");
+    for (row, close) in table.iter().zip(SERVER_CLOSES) {
+        let cells = format!("| {} | `{}` |", close.code, close.reason);
+        assert!(row.starts_with(&cells), "`{row}` should start `{cells}`");
+    }
 }

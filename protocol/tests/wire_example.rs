@@ -91,7 +91,7 @@ fn exchange() -> String {
             .unwrap(),
         ),
         (
-            "client → server: TurnHash after turn 0",
+            "client → server: TurnHash after turn 0 (a made-up hash: 32 × `5c`)",
             encode_frame(&ClientMessage::TurnHash(TurnHash {
                 turn: 0,
                 hash: StateHash([0x5c; 32]),
@@ -110,12 +110,25 @@ fn exchange() -> String {
             .unwrap(),
         ),
         (
-            "server → client: Ping 7; client → server: Pong 7",
-            [
-                encode_frame(&ServerMessage::Ping(Ping { nonce: 7 })).unwrap(),
-                encode_frame(&ClientMessage::Pong(Pong { nonce: 7 })).unwrap(),
-            ]
-            .concat(),
+            "server → client: Rescheduled (turn 2 had closed: 1 command asked for turn 2 runs at turn 3)",
+            encode_frame(&ServerMessage::Rescheduled(Rescheduled {
+                asked: 2,
+                turn: 3,
+                count: 1,
+            }))
+            .unwrap(),
+        ),
+        (
+            "server → client: Ping 7",
+            encode_frame(&ServerMessage::Ping(Ping { nonce: 7 })).unwrap(),
+        ),
+        (
+            "client → server: Pong 7 (the answer to that Ping)",
+            encode_frame(&ClientMessage::Pong(Pong { nonce: 7 })).unwrap(),
+        ),
+        (
+            "client → server: Ack for turn 1 (what a client that runs no sim sends instead of TurnHash)",
+            encode_frame(&ClientMessage::Ack { turn: 1 }).unwrap(),
         ),
         (
             "server → client: TurnBundle 2 (input delay now 3; player 0's move; the hash after turn 1)",
@@ -157,9 +170,10 @@ fn exchange() -> String {
         ),
     ];
     let mut out = String::new();
-    for (title, bytes) in steps {
+    for (n, (title, bytes)) in steps.into_iter().enumerate() {
         out.push_str(&format!(
-            "{title} — {} bytes:\n\n```\n{}\n```\n\n",
+            "{}. {title} — {} bytes:\n\n```\n{}\n```\n\n",
+            n + 1,
             bytes.len(),
             hex_lines(&bytes)
         ));

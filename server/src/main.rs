@@ -3,11 +3,10 @@
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use cohort_protocol::message::Role;
-use cohort_protocol::token::{mint, Claims};
 use cohort_server::config::{load_ruleset, Args, ServerConfig};
 use cohort_server::driver::{self, unix_now, Started};
 use cohort_server::tls::Identity;
+use cohort_server::tokens::MatchTokens;
 use std::process::ExitCode;
 use std::sync::Arc;
 use tokio::sync::watch;
@@ -48,6 +47,7 @@ fn run(args: Args) -> Result<()> {
             .with_context(|| format!("writing {}", path.display()))?;
     }
     let print_tokens = config.print_tokens;
+    let ruleset_hash = hex::encode(rules.hash());
     let stats_file = config.stats_file.clone();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -61,7 +61,7 @@ fn run(args: Args) -> Result<()> {
             let _ = tx.send(true);
         });
         driver::serve(config, secret, rules, identity, rx, |s| {
-            announce(s, &tokens, print_tokens)
+            announce(s, &ruleset_hash, &tokens, print_tokens)
         })
         .await
     })?;
@@ -99,58 +99,40 @@ fn random_secret() -> Result<Vec<u8>> {
 
 /// Every match's tokens.
 struct Tokens {
-    /// (match id, tokens by slot, the spectator token).
-    matches: Vec<(String, Vec<String>, String)>,
+    matches: Vec<MatchTokens>,
     json: serde_json::Value,
 }
 
 impl Tokens {
     fn mint(config: &ServerConfig, secret: &[u8]) -> Tokens {
         let expires = unix_now() + config.token_ttl_secs;
-        let token = |match_id: &str, role| {
-            mint(
-                secret,
-                &Claims {
-                    match_id: match_id.to_string(),
-                    role,
-                    expires,
-                },
-            )
-        };
-        let matches: Vec<(String, Vec<String>, String)> = config
+        let matches: Vec<MatchTokens> = config
             .matches
             .iter()
-            .map(|m| {
-                let id = &m.config.match_id;
-                let players = m
-                    .config
-                    .players
-                    .iter()
-                    .map(|p| token(id, Role::Player(p.slot)))
-                    .collect();
-                (id.clone(), players, token(id, Role::Spectator))
-            })
+            .map(|m| MatchTokens::mint(&m.config, secret, expires))
             .collect();
         let json = serde_json::json!({
             "expires": expires,
-            "matches": matches.iter().map(|(id, players, spectator)| serde_json::json!({
-                "match_id": id,
-                "players": players,
-                "spectator": spectator,
+            "matches": matches.iter().map(|t| serde_json::json!({
+                "match_id": t.match_id,
+                "players": t.players,
+                "spectator": t.spectator,
             })).collect::<Vec<_>>(),
         });
         Tokens { matches, json }
     }
 }
 
-/// Prints where the server listens, its fingerprint and (when asked) the join tokens.
-fn announce(s: &Started, tokens: &Tokens, print_tokens: bool) {
+/// Prints where the server listens, its fingerprint, the ruleset's hash (what a client's Hello
+/// carries) and (when asked) the join tokens.
+fn announce(s: &Started, ruleset_hash: &str, tokens: &Tokens, print_tokens: bool) {
     let port = s.local_addr.port();
     println!(
         "cohort-server listening on UDP {} (ALPN cohort/1)",
         s.local_addr
     );
     println!("certificate SHA-256 fingerprint: {}", s.fingerprint);
+    println!("ruleset hash: {ruleset_hash}");
     if !print_tokens {
         return;
     }
@@ -164,13 +146,13 @@ fn announce(s: &Started, tokens: &Tokens, print_tokens: bool) {
     } else {
         "--ca <your CA file>".to_string()
     };
-    for (id, players, spectator) in &tokens.matches {
-        println!("match {id}:");
-        for (slot, t) in players.iter().enumerate() {
+    for m in &tokens.matches {
+        println!("match {}:", m.match_id);
+        for (slot, t) in m.players.iter().enumerate() {
             println!("  player {slot} token: {t}");
         }
-        println!("  spectator token: {spectator}");
-        for t in players {
+        println!("  spectator token: {}", m.spectator);
+        for t in &m.players {
             println!("  join: cohort play --server {host}:{port} {pin} --token {t}");
         }
     }

@@ -32,6 +32,10 @@ pub const TEST_LIMIT: Duration = Duration::from_secs(240);
 pub struct TestServer {
     pub addr: String,
     pub fingerprint: String,
+    /// The `--metrics` HTTP address, when asked for.
+    pub metrics: Option<std::net::SocketAddr>,
+    /// The `--admin` HTTP address, when asked for.
+    pub admin: Option<std::net::SocketAddr>,
     pub dir: PathBuf,
     shutdown: watch::Sender<bool>,
     handle: JoinHandle<Result<ServerSummary>>,
@@ -83,18 +87,21 @@ impl TestServer {
                 rx,
                 |s| {
                     if let Some(t) = started_tx.take() {
-                        let _ = t.send((s.local_addr, s.fingerprint.clone()));
+                        let _ = t.send((s.local_addr, s.fingerprint.clone(), s.metrics, s.admin));
                     }
                 },
             )
             .await
         });
-        let (addr, fingerprint) = tokio::time::timeout(Duration::from_secs(20), started_rx)
-            .await
-            .context("the server did not start")??;
+        let (addr, fingerprint, metrics, admin) =
+            tokio::time::timeout(Duration::from_secs(20), started_rx)
+                .await
+                .context("the server did not start")??;
         Ok(TestServer {
             addr: addr.to_string(),
             fingerprint,
+            metrics,
+            admin,
             dir,
             shutdown: tx,
             handle,
@@ -165,7 +172,7 @@ pub fn idle() -> Box<dyn Brain> {
 }
 
 /// Runs a bot in its own task.
-pub fn spawn_bot(server: &TestServer, plan: BotPlan) -> JoinHandle<Result<BotOutcome>> {
+pub fn spawn_bot(server: &TestServer, plan: BotPlan) -> JoinHandle<BotOutcome> {
     spawn_bot_with(server, plan, Arc::new(Ruleset::default_rules()))
 }
 
@@ -174,18 +181,19 @@ pub fn spawn_bot_with(
     server: &TestServer,
     plan: BotPlan,
     rules: Arc<Ruleset>,
-) -> JoinHandle<Result<BotOutcome>> {
+) -> JoinHandle<BotOutcome> {
     let connect = server.connect();
     tokio::spawn(async move { run_bot(&connect, plan, rules).await })
 }
 
-/// Waits for a bot's task, bounded.
-pub async fn outcome(task: JoinHandle<Result<BotOutcome>>) -> BotOutcome {
-    tokio::time::timeout(TEST_LIMIT, task)
+/// Waits for a bot's task, bounded; the bot must not have failed but by the server's word.
+pub async fn outcome(task: JoinHandle<BotOutcome>) -> BotOutcome {
+    let o = tokio::time::timeout(TEST_LIMIT, task)
         .await
         .expect("the bot finished in time")
-        .expect("the bot's task")
-        .expect("the bot's match")
+        .expect("the bot's task");
+    assert_eq!(o.error, None, "the bot's match: {o:?}");
+    o
 }
 
 /// Checks that every hash a client computed is the replay's (the server's) for that turn.
@@ -198,4 +206,75 @@ pub fn agrees_with_replay(o: &BotOutcome, replay: &Replay) -> usize {
         assert_eq!(record.hash, *hash, "turn {turn}");
     }
     o.hashes.len()
+}
+
+/// A UDP relay on 127.0.0.1 between clients and a server that can cut the link (every packet
+/// either way dropped) and mend it: a lost connection, on loopback. Stops when dropped.
+pub struct Relay {
+    pub addr: String,
+    cut: Arc<std::sync::atomic::AtomicBool>,
+    task: JoinHandle<()>,
+}
+
+impl Relay {
+    /// Relays to `server` (HOST:PORT).
+    pub async fn start(server: &str) -> Result<Relay> {
+        use std::collections::HashMap;
+        use std::net::SocketAddr;
+        use tokio::net::UdpSocket;
+        let server: SocketAddr = server.parse().context("the server's address")?;
+        let front = Arc::new(UdpSocket::bind("127.0.0.1:0").await?);
+        let addr = front.local_addr()?.to_string();
+        let cut = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let task = tokio::spawn({
+            let cut = cut.clone();
+            async move {
+                // One upstream socket per client address; dropped with this task.
+                let mut ways: HashMap<SocketAddr, Arc<UdpSocket>> = HashMap::new();
+                let mut replies = tokio::task::JoinSet::new();
+                let mut buf = vec![0u8; 65_536];
+                while let Ok((n, from)) = front.recv_from(&mut buf).await {
+                    if cut.load(Ordering::Relaxed) {
+                        continue;
+                    }
+                    let up = match ways.get(&from) {
+                        Some(up) => up.clone(),
+                        None => {
+                            let Ok(up) = UdpSocket::bind("127.0.0.1:0").await else {
+                                continue;
+                            };
+                            if up.connect(server).await.is_err() {
+                                continue;
+                            }
+                            let up = Arc::new(up);
+                            let (back, front, cut) = (up.clone(), front.clone(), cut.clone());
+                            replies.spawn(async move {
+                                let mut buf = vec![0u8; 65_536];
+                                while let Ok(n) = back.recv(&mut buf).await {
+                                    if !cut.load(Ordering::Relaxed) {
+                                        let _ = front.send_to(&buf[..n], from).await;
+                                    }
+                                }
+                            });
+                            ways.insert(from, up.clone());
+                            up
+                        }
+                    };
+                    let _ = up.send(&buf[..n]).await;
+                }
+            }
+        });
+        Ok(Relay { addr, cut, task })
+    }
+
+    /// Cuts the link (`true`) or mends it (`false`).
+    pub fn cut(&self, cut: bool) {
+        self.cut.store(cut, Ordering::Relaxed);
+    }
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
 }

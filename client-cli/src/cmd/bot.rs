@@ -1,24 +1,25 @@
 //! `cohort bot`: clients that play by themselves, for demos, tests and load.
 
-use super::connect::ConnectArgs;
+use super::connect::{ConnectArgs, ReconnectArgs};
 use super::ruleset::RulesetArgs;
 use anyhow::{bail, Context, Result};
 use cohort_client::brain::{Brain, RandomBrain, Script};
 use cohort_client::core::ClientOptions;
-use cohort_client::session::{run_bot_paced, BotOutcome, BotPlan, DEFAULT_HANDSHAKES};
+use cohort_client::session::{run_bot_paced, BotOutcome, BotPlan, Pace, DEFAULT_HANDSHAKES};
+use cohort_protocol::limits::MAX_NAME_BYTES;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 /// Run bots: N clients in one process, each joining with its own token and playing scripted or
 /// seeded-random orders for its own units.
 ///
 /// Every bot runs the match's simulation and sends its hash after every turn, unless
 /// --no-sim (pure load: commands and acknowledgements, no hashes; the server still runs the
-/// sim). At the end one JSON line per bot is printed: turns run, hashes agreed and disagreed,
-/// desync notices, commands sent, last round-trip time. Exits 0 when no bot saw its hash
-/// differ, 1 otherwise, 2 if a bot failed (it could not connect, or the server refused or
-/// dropped it).
+/// sim). A lost connection is taken back (--reconnect-*). At the end one JSON line per bot is
+/// printed whatever happened: its name, turns run, hashes agreed and disagreed, desync notices,
+/// commands sent, reconnections, last round-trip time, the server's errors and, if it failed,
+/// `error`. Exits 0 when no bot saw its hash differ, 1 otherwise, 2 if a bot failed (it could
+/// not connect, the connection was lost for good, or the server refused or dropped it).
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
@@ -47,9 +48,12 @@ pub struct Args {
     /// time) tries again after 0.5 s, 1 s, 2 s (4 attempts in all).
     #[arg(long, default_value_t = DEFAULT_HANDSHAKES, value_parser = clap::value_parser!(u32).range(1..=1024))]
     handshakes: u32,
-    /// The bots' names are this, then the bot's number.
-    #[arg(long, default_value = "bot")]
-    name: String,
+    #[command(flatten)]
+    reconnect: ReconnectArgs,
+    /// The bots' names are this, then the bot's number (default: `bot-PID-`, so that bots of
+    /// separate processes have distinct names). Names are at most 32 bytes.
+    #[arg(long)]
+    name: Option<String>,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -70,15 +74,23 @@ pub fn run(args: Args) -> Result<ExitCode> {
         None => None,
     };
     let rules = args.ruleset.load()?;
+    let prefix = args
+        .name
+        .clone()
+        .unwrap_or_else(|| format!("bot-{}-", std::process::id()));
+    let names: Vec<String> = (1..=n).map(|i| format!("{prefix}{i}")).collect();
+    if let Some(long) = names.iter().find(|n| n.len() > MAX_NAME_BYTES) {
+        bail!("the bot name `{long}` is over {MAX_NAME_BYTES} bytes (--name)");
+    }
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    let outcomes: Vec<(usize, Result<BotOutcome>)> = runtime.block_on(async {
+    let pace = Pace::new(args.handshakes, args.reconnect.reconnect());
+    let outcomes: Vec<BotOutcome> = runtime.block_on(async {
         let mut tasks = Vec::new();
-        let handshakes = Arc::new(tokio::sync::Semaphore::new(args.handshakes as usize));
-        for (i, token) in args.tokens.iter().take(n).enumerate() {
+        for (i, (token, name)) in args.tokens.iter().zip(&names).enumerate() {
             let brain: Box<dyn Brain> = match &script {
                 Some(s) => Box::new(s.clone()),
                 None => Box::new(RandomBrain::new(args.seed.wrapping_add(i as u64))),
@@ -86,7 +98,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             let plan = BotPlan {
                 options: ClientOptions {
                     token: token.clone(),
-                    name: format!("{}{}", args.name, i + 1),
+                    name: name.clone(),
                     simulate: !args.no_sim,
                     perturb_at_turn: None,
                 },
@@ -94,53 +106,56 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 turns: args.turns,
                 keep_hashes: false,
             };
-            let (connect, rules, gate) = (connect.clone(), rules.clone(), handshakes.clone());
+            let (connect, rules, pace) = (connect.clone(), rules.clone(), pace.clone());
             tasks.push(tokio::spawn(async move {
-                run_bot_paced(&connect, plan, rules, &gate).await
+                run_bot_paced(&connect, plan, rules, &pace).await
             }));
         }
         let mut out = Vec::new();
-        for (i, t) in tasks.into_iter().enumerate() {
-            out.push((i, t.await.unwrap_or_else(|e| Err(e.into()))));
+        for t in tasks {
+            out.push(t.await.unwrap_or_else(|e| BotOutcome {
+                error: Some(format!("the bot's task failed: {e}")),
+                ..BotOutcome::default()
+            }));
         }
         out
     });
     let mut code = ExitCode::SUCCESS;
     let mut failed = 0;
-    for (i, outcome) in outcomes {
-        match outcome {
-            Ok(o) => {
-                if o.tally.hashes_disagreed > 0 || !o.desyncs.is_empty() {
-                    code = ExitCode::from(1);
-                }
-                if o.closed_by_error {
-                    failed += 1;
-                }
-                println!(
-                    "{}",
-                    serde_json::json!({
-                        "bot": i + 1,
-                        "turns_run": o.tally.turns_run,
-                        "hashes_agreed": o.tally.hashes_agreed,
-                        "hashes_disagreed": o.tally.hashes_disagreed,
-                        "desync_notices": o.tally.desync_notices,
-                        "commands_sent": o.tally.commands_sent,
-                        "rescheduled": o.tally.rescheduled,
-                        "connect_attempts": o.connect_attempts,
-                        "last_rtt_ms": o.last_rtt.map(|r| r.as_secs_f64() * 1000.0),
-                        "ended": o.ended.map(|e| format!("{:?}", e.reason)),
-                        "server_errors": o.errors,
-                    })
-                );
-            }
-            Err(e) => {
-                failed += 1;
-                eprintln!("bot {}: {e:#}", i + 1);
-            }
+    for (i, (o, name)) in outcomes.iter().zip(&names).enumerate() {
+        if o.tally.hashes_disagreed > 0 || !o.desyncs.is_empty() {
+            code = ExitCode::from(1);
         }
+        if o.failed() {
+            failed += 1;
+        }
+        if let Some(e) = &o.error {
+            eprintln!("bot {name}: {e}");
+        }
+        println!("{}", tally_line(i + 1, name, o));
     }
     if failed > 0 {
         return Ok(ExitCode::from(2));
     }
     Ok(code)
+}
+
+/// A bot's JSON line (docs/CLIENT.md, "cohort bot").
+fn tally_line(bot: usize, name: &str, o: &BotOutcome) -> serde_json::Value {
+    serde_json::json!({
+        "bot": bot,
+        "name": name,
+        "turns_run": o.tally.turns_run,
+        "hashes_agreed": o.tally.hashes_agreed,
+        "hashes_disagreed": o.tally.hashes_disagreed,
+        "desync_notices": o.tally.desync_notices,
+        "commands_sent": o.tally.commands_sent,
+        "rescheduled": o.tally.rescheduled,
+        "connect_attempts": o.connect_attempts,
+        "reconnects": o.reconnects,
+        "last_rtt_ms": o.last_rtt.map(|r| r.as_secs_f64() * 1000.0),
+        "ended": o.ended.map(|e| format!("{:?}", e.reason)),
+        "server_errors": o.errors,
+        "error": o.error,
+    })
 }

@@ -2,8 +2,11 @@
 
 use anyhow::Result;
 use cohort_client::net::ServerAuth;
-use cohort_client::session::Connect;
+use cohort_client::session::{
+    Connect, Reconnect, RECONNECT_ATTEMPTS, RECONNECT_FIRST_WAIT, RECONNECT_MAX_WAIT,
+};
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// Where the server is and how to know it is the right one.
 #[derive(clap::Args, Clone, Debug)]
@@ -36,5 +39,32 @@ impl ConnectArgs {
             auth,
             server_name: self.server_name.clone(),
         })
+    }
+}
+
+/// How a lost connection is taken back: tries, each after a wait that doubles from
+/// --reconnect-wait-ms up to --reconnect-max-wait-ms. The server gives the seat to the new
+/// connection at once (docs/PROTOCOL.md, "Seat takeover").
+#[derive(clap::Args, Clone, Debug)]
+pub struct ReconnectArgs {
+    /// Reconnection tries after a lost connection before giving up (0: never reconnect); a
+    /// try that gets back in and runs a turn starts the count anew.
+    #[arg(long, default_value_t = RECONNECT_ATTEMPTS, value_parser = clap::value_parser!(u32).range(0..=1000))]
+    pub reconnect_attempts: u32,
+    /// Milliseconds before the first reconnection try; doubled before each later one.
+    #[arg(long, default_value_t = RECONNECT_FIRST_WAIT.as_millis() as u64, value_parser = clap::value_parser!(u64).range(0..=600_000))]
+    pub reconnect_wait_ms: u64,
+    /// The longest wait between two reconnection tries, in milliseconds.
+    #[arg(long, default_value_t = RECONNECT_MAX_WAIT.as_millis() as u64, value_parser = clap::value_parser!(u64).range(0..=600_000))]
+    pub reconnect_max_wait_ms: u64,
+}
+
+impl ReconnectArgs {
+    pub fn reconnect(&self) -> Reconnect {
+        Reconnect {
+            attempts: self.reconnect_attempts,
+            first_wait: Duration::from_millis(self.reconnect_wait_ms),
+            max_wait: Duration::from_millis(self.reconnect_max_wait_ms.max(self.reconnect_wait_ms)),
+        }
     }
 }

@@ -1,11 +1,12 @@
 //! `cohort play`: join a match and play it from the keyboard (or a pipe).
 
-use super::connect::ConnectArgs;
+use super::connect::{ConnectArgs, ReconnectArgs};
 use super::ruleset::RulesetArgs;
 use anyhow::{Context, Result};
 use cohort_client::core::{ClientCore, ClientOptions, Event};
-use cohort_client::net::{drive, Link};
+use cohort_client::session::{play_seat, Pace};
 use cohort_protocol::message::Role;
+use cohort_protocol::ErrorCode;
 use std::io::BufRead;
 use std::process::ExitCode;
 use tokio::sync::mpsc;
@@ -19,8 +20,10 @@ const LINE_QUEUE: usize = 64;
 /// once a second, the turn, the round-trip time to the server, the input delay and whether its
 /// hashes agree with the server's. Orders: `move 3 4 to 10.5 20`, `attack 5 on 9`,
 /// `formation line 3 4 5`, `stop 3`, `chat gl hf`, `pause`, `resume`, `leave`
-/// (docs/CLIENT.md lists every form). Exits 0 when the match ends or you leave, 1 if this
-/// client's state diverged from the server's, 2 on an error.
+/// (docs/CLIENT.md lists every form). A lost connection is taken back: the client reconnects
+/// with backoff (--reconnect-*) and the server gives it its seat at once, with a snapshot.
+/// Exits 0 when the match ends or you leave, 1 if this client's state diverged from the
+/// server's, 2 on an error.
 #[derive(clap::Args)]
 pub struct Args {
     #[command(flatten)]
@@ -37,6 +40,8 @@ pub struct Args {
     /// client desyncs on purpose (for testing desync detection; never in a real match).
     #[arg(long, value_name = "N")]
     perturb_at_turn: Option<u64>,
+    #[command(flatten)]
+    reconnect: ReconnectArgs,
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
@@ -55,17 +60,14 @@ pub fn run(args: Args) -> Result<ExitCode> {
         .enable_all()
         .build()
         .context("starting the async runtime")?;
+    let pace = Pace::new(1, args.reconnect.reconnect());
     runtime.block_on(async move {
-        let link = Link::connect(&connect.server, &connect.auth, &connect.server_name).await?;
-        let core = ClientCore::new(
-            ClientOptions {
-                token: args.token,
-                name: args.name,
-                simulate: true,
-                perturb_at_turn: args.perturb_at_turn,
-            },
-            rules,
-        );
+        let options = ClientOptions {
+            token: args.token,
+            name: args.name,
+            simulate: true,
+            perturb_at_turn: args.perturb_at_turn,
+        };
         let mut diverged = false;
         let mut closed_by_error = false;
         let mut status_every = 8u64;
@@ -141,8 +143,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
                     None => println!("resumed"),
                 },
                 Event::ServerError { error, closes } => {
-                    // Refused at the door, dropped, or closed for bad input: an error (exit 2).
-                    closed_by_error |= *closes;
+                    // Refused at the door, replaced, or closed for bad input: an error (exit 2).
+                    // Dropped for lag, the seat is taken back.
+                    if *closes {
+                        closed_by_error = error.code != ErrorCode::DroppedForLag;
+                    }
                     eprintln!(
                         "server: {:?}: {}{}",
                         error.code,
@@ -150,6 +155,16 @@ pub fn run(args: Args) -> Result<ExitCode> {
                         if *closes { " (connection closed)" } else { "" }
                     )
                 }
+                Event::ServerSilent => eprintln!("the server fell silent: connection lost"),
+                Event::Reconnecting {
+                    why,
+                    attempt,
+                    attempts,
+                    wait,
+                } => eprintln!(
+                    "connection lost ({why}); reconnecting in {} ms (try {attempt} of {attempts})",
+                    wait.as_millis()
+                ),
                 Event::Refused(why) => eprintln!("refused: {why}"),
                 Event::Help(text) => println!("{text}"),
                 Event::Ended(m) => println!(
@@ -158,8 +173,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 ),
             }
         };
-        drive(core, link, Some(rx), &mut on_event).await?;
-        Ok(if closed_by_error {
+        let seat = play_seat(&connect, options, rules, &pace, &mut Some(rx), &mut on_event).await;
+        if let Some(e) = &seat.error {
+            eprintln!("error: {e}");
+        }
+        Ok(if closed_by_error || seat.error.is_some() {
             ExitCode::from(2)
         } else if diverged {
             ExitCode::from(1)

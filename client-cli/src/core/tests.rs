@@ -489,3 +489,59 @@ fn a_refusal_that_closes_ends_the_client_and_one_that_does_not_keeps_it() {
     );
     assert_eq!(c.phase(), Phase::Over);
 }
+
+#[test]
+fn a_silent_server_loses_the_connection_and_the_seat_may_be_taken_back() {
+    let t0 = Instant::now();
+    let mut c = ClientCore::new(options(), rules());
+    c.start(t0);
+    let silence = Duration::from_millis(SERVER_SILENCE_MS);
+    assert_eq!(
+        c.poll_timeout(),
+        Some(t0 + silence),
+        "even the Hello's answer"
+    );
+    c.handle_message(accepted(Role::Player(1), 0, false), t0);
+    // The server's pings keep the connection: each word heard moves the deadline.
+    let later = t0 + Duration::from_millis(4_000);
+    c.handle_message(ServerMessage::Ping(Ping { nonce: 1 }), later);
+    c.handle_timeout(later + silence - Duration::from_millis(1));
+    assert_eq!(c.phase(), Phase::Playing);
+    assert!(c.may_rejoin());
+    c.handle_timeout(later + silence);
+    assert_eq!(c.phase(), Phase::Over);
+    assert!(events(&mut c).contains(&Event::ServerSilent));
+    assert!(
+        c.may_rejoin(),
+        "lost, not ended: the seat is still this client's"
+    );
+}
+
+#[test]
+fn only_a_lost_connection_or_a_drop_for_lag_may_be_rejoined() {
+    let rejoinable = |m: ServerMessage| {
+        let mut c = joined(Role::Player(0), options());
+        c.handle_message(m, Instant::now());
+        assert_eq!(c.phase(), Phase::Over);
+        c.may_rejoin()
+    };
+    assert!(rejoinable(ServerMessage::error(
+        ErrorCode::DroppedForLag,
+        "slow"
+    )));
+    assert!(!rejoinable(ServerMessage::error(
+        ErrorCode::Replaced,
+        "elsewhere"
+    )));
+    assert!(!rejoinable(ServerMessage::error(
+        ErrorCode::BadToken,
+        "forged"
+    )));
+    assert!(!rejoinable(ServerMessage::MatchEnded(MatchEnded {
+        last_turn: 0,
+        reason: EndReason::TurnLimit,
+    })));
+    let mut left = joined(Role::Player(0), options());
+    left.leave();
+    assert!(!left.may_rejoin());
+}

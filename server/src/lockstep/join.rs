@@ -9,6 +9,7 @@ use cohort_protocol::message::{
 };
 use cohort_protocol::replay::ReplayHeader;
 use cohort_sim::world::PlayerStatus;
+use cohort_sim::PlayerId;
 use std::time::Instant;
 
 impl Match {
@@ -51,14 +52,6 @@ impl Match {
                     );
                     return;
                 };
-                if slot.peer.is_some() {
-                    self.refuse_and_close(
-                        peer,
-                        ErrorCode::SlotTaken,
-                        format!("slot {p} is connected already"),
-                    );
-                    return;
-                }
                 if matches!(slot.status, PlayerStatus::Left | PlayerStatus::Resigned) {
                     self.refuse_and_close(
                         peer,
@@ -66,6 +59,9 @@ impl Match {
                         format!("player {p} left the match and cannot come back"),
                     );
                     return;
+                }
+                if let Some(old) = slot.peer {
+                    self.take_over(old, peer, p, now);
                 }
             }
             Role::Spectator => {
@@ -87,15 +83,18 @@ impl Match {
         // Mid-match, the joiner starts from the state after every closed turn.
         self.simulate();
         let running = self.phase != Phase::Lobby;
+        // A snapshot is the state after a turn: before turn 0 has closed there is none to send,
+        // and the joiner starts from the configuration's world like everyone did.
+        let snapshot_follows = running && self.turns_run > 0;
         let accepted = JoinAccepted {
             config: self.settings.config.clone(),
             role,
             next_turn: self.next_turn,
             input_delay: self.delay.current(),
-            snapshot_follows: running,
+            snapshot_follows,
         };
         self.send(peer, ServerMessage::JoinAccepted(accepted));
-        if running {
+        if snapshot_follows {
             self.send_snapshot(peer);
         }
         self.peers.insert(
@@ -111,6 +110,7 @@ impl Match {
             slot.joined_once = true;
             if running && slot.status != PlayerStatus::Playing {
                 slot.status = PlayerStatus::Playing;
+                self.stats.rejoins += 1;
                 self.events.push(MembershipEvent {
                     player: p,
                     change: Membership::Joined,
@@ -120,6 +120,29 @@ impl Match {
                 self.start(now);
             }
         }
+    }
+
+    /// Cohort's rule, the token is the seat: a join with a valid token for a slot whose
+    /// connection is still open (a game restarted before the server saw it crash) replaces that
+    /// connection at once. The old one is told [`ErrorCode::Replaced`] and closed; the slot
+    /// stays as it is — no membership event, so the sim and the replay never see the change —
+    /// and the new connection joins as any rejoin does, with a snapshot.
+    fn take_over(&mut self, old: PeerId, new: PeerId, player: PlayerId, now: Instant) {
+        tracing::info!(match_id = %self.id(), old, new, player, turn = self.next_turn, "seat taken over");
+        self.send(
+            old,
+            ServerMessage::error(
+                ErrorCode::Replaced,
+                format!(
+                    "a new connection joined with slot {player}'s token and took the seat over"
+                ),
+            ),
+        );
+        self.actions.push_back(Action::Close { peer: old });
+        self.peers.remove(&old);
+        self.slots[usize::from(player)].peer = None;
+        self.desync.peer_gone(old, now);
+        self.stats.taken_over += 1;
     }
 
     /// Every slot has joined: turn 0 opens, its bundle says every player joined.

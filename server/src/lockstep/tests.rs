@@ -374,8 +374,9 @@ fn a_spectator_watches_and_cannot_touch_the_sim() {
 }
 
 #[test]
-fn the_wrong_ruleset_and_a_taken_slot_are_refused() {
+fn the_wrong_ruleset_and_a_slot_outside_the_match_are_refused_and_take_no_seat() {
     let mut h = Harness::new(2);
+    h.join(2, Role::Player(0));
     let mut hello = h.hello();
     hello.ruleset_hash = [0; 32];
     h.event(Event::Join {
@@ -384,13 +385,119 @@ fn the_wrong_ruleset_and_a_taken_slot_are_refused() {
         hello,
     });
     assert_eq!(h.errors(1), vec![ErrorCode::RulesetMismatch]);
-    assert_eq!(h.closed, vec![1]);
-    h.join(2, Role::Player(0));
-    h.join(3, Role::Player(0));
-    assert_eq!(h.errors(3), vec![ErrorCode::SlotTaken]);
+    assert_eq!(h.closed, vec![1], "the seated connection stays");
     h.join(4, Role::Player(5));
     assert_eq!(h.errors(4), vec![ErrorCode::SlotTaken]);
     assert_eq!(h.m.phase(), Phase::Lobby);
+    assert!(h.errors(2).is_empty());
+}
+
+#[test]
+fn a_join_for_a_seat_taken_in_the_lobby_replaces_it_and_the_match_starts() {
+    let mut h = Harness::new(2);
+    h.join(1, Role::Player(0));
+    h.join(3, Role::Player(0));
+    assert_eq!(h.errors(1), vec![ErrorCode::Replaced]);
+    assert_eq!(h.closed, vec![1]);
+    h.event(Event::Disconnected { peer: 1 });
+    assert_eq!(h.m.phase(), Phase::Lobby);
+    h.join(2, Role::Player(1));
+    assert_eq!(h.m.phase(), Phase::Running);
+    h.turns(1);
+    assert!(h.bundles(1).is_empty());
+    let b = h.bundles(3);
+    assert_eq!(b.len(), 1);
+    assert_eq!(b[0].events.len(), 2, "both players joined at turn 0");
+}
+
+/// The `JoinAccepted` a peer was sent and the world its snapshot holds.
+fn joined_from_snapshot(h: &mut Harness, peer: PeerId) -> (JoinAccepted, u64, World) {
+    let msgs = h.take(peer);
+    let ServerMessage::JoinAccepted(acc) = &msgs[0] else {
+        panic!("{msgs:?}")
+    };
+    assert!(acc.snapshot_follows);
+    let mut turn = None;
+    let bytes: Vec<u8> = msgs[1..]
+        .iter()
+        .flat_map(|m| match m {
+            ServerMessage::Snapshot(c) => {
+                turn = Some(c.turn);
+                c.bytes.clone()
+            }
+            _ => vec![],
+        })
+        .collect();
+    let world = World::from_snapshot(h.rules.clone(), decode_snapshot(&bytes).unwrap()).unwrap();
+    (acc.clone(), turn.expect("a snapshot"), world)
+}
+
+#[test]
+fn a_join_for_a_connected_seat_takes_it_over_at_once_and_the_match_never_waits() {
+    let mut h = Harness::started(2);
+    h.turns(3);
+    // The old connection's order for the open turn stays scheduled.
+    let order = h.stop(1);
+    let open = h.m.next_turn();
+    h.send(2, commands(open, vec![order.clone()]));
+    h.take(1);
+    // The player's game restarts: the old connection is still open when the new one joins.
+    h.join(7, Role::Player(1));
+    assert_eq!(h.errors(2), vec![ErrorCode::Replaced]);
+    assert_eq!(h.closed, vec![2]);
+    let (acc, turn, mut client) = joined_from_snapshot(&mut h, 7);
+    assert_eq!(
+        (acc.role, acc.next_turn, turn),
+        (Role::Player(1), open, open - 1)
+    );
+    assert_eq!(client.hash(), h.m.hash_after(open - 1).unwrap());
+    // Whatever the old connection still says goes nowhere; its end changes nothing.
+    h.send(2, commands(open + 1, vec![order.clone()]));
+    h.event(Event::Disconnected { peer: 2 });
+    for _ in 0..3 {
+        h.turns(1);
+        assert_eq!(
+            h.bundles(1).len(),
+            1,
+            "the other player gets every turn on time"
+        );
+    }
+    let b = h.bundles(7);
+    let turns: Vec<u64> = b.iter().map(|b| b.turn).collect();
+    assert_eq!(turns, vec![open, open + 1, open + 2]);
+    assert_eq!(b[0].commands.len(), 1, "the old connection's order ran");
+    for bundle in &b {
+        assert!(bundle.events.is_empty(), "no membership event: {bundle:?}");
+        assert!(bundle.commands.len() <= 1);
+        run_bundle(&mut client, bundle, h.m.config().turn_ticks);
+        assert_eq!(client.hash(), h.m.hash_after(bundle.turn).unwrap());
+        h.send(
+            7,
+            ClientMessage::TurnHash(TurnHash {
+                turn: bundle.turn,
+                hash: client.hash(),
+            }),
+        );
+    }
+    assert!(h.replay.iter().skip(1).all(|r| r.bundle.events.is_empty()));
+    let stats = h.m.stats();
+    assert_eq!((stats.taken_over, stats.dropped, stats.desyncs), (1, 0, 0));
+    assert!(h.errors(7).is_empty());
+    assert!(!h.m.is_paused());
+}
+
+#[test]
+fn a_seat_taken_over_from_a_diverged_client_sends_its_report_at_once() {
+    let mut h = diverged_after_turn_1();
+    h.join(7, Role::Player(1));
+    assert_eq!(h.errors(2), vec![ErrorCode::Replaced]);
+    h.advance(0);
+    assert_eq!(
+        h.reports.len(),
+        1,
+        "the old connection's snapshot will not come"
+    );
+    assert!(h.reports[0].client.is_none());
 }
 
 /// Runs the replay's bundles from the configuration's world and checks every hash.
@@ -607,24 +714,8 @@ fn a_dropped_player_rejoins_from_a_snapshot_and_plays_on() {
         }]
     );
     h.join(7, Role::Player(1));
-    let msgs = h.take(7);
-    let ServerMessage::JoinAccepted(acc) = &msgs[0] else {
-        panic!("{msgs:?}")
-    };
-    assert!(acc.snapshot_follows);
-    assert_eq!(acc.next_turn, 4);
-    let bytes: Vec<u8> = msgs[1..]
-        .iter()
-        .flat_map(|m| match m {
-            ServerMessage::Snapshot(c) => {
-                assert_eq!(c.turn, 3);
-                c.bytes.clone()
-            }
-            _ => vec![],
-        })
-        .collect();
-    let mut client =
-        World::from_snapshot(h.rules.clone(), decode_snapshot(&bytes).unwrap()).unwrap();
+    let (acc, turn, mut client) = joined_from_snapshot(&mut h, 7);
+    assert_eq!((acc.next_turn, turn), (4, 3));
     assert_eq!(client.hash(), h.m.hash_after(3).unwrap());
     h.turns(2);
     let b = h.bundles(7);
@@ -828,4 +919,145 @@ fn a_stalled_server_catches_up_a_few_turns_then_sets_its_clock_anew() {
     h.turns(1);
     assert_eq!(h.bundles(1).len(), 1);
     let _ = h.t0;
+}
+
+#[test]
+fn a_spectator_joining_before_turn_0_closes_starts_from_the_configuration() {
+    let mut h = Harness::started(2);
+    h.join(9, Role::Spectator);
+    let msgs = h.take(9);
+    assert!(
+        matches!(
+            msgs[..],
+            [ServerMessage::JoinAccepted(JoinAccepted {
+                next_turn: 0,
+                snapshot_follows: false,
+                ..
+            })]
+        ),
+        "no snapshot: there is no state after a turn yet; {msgs:?}"
+    );
+    let mut world = h.m.config().world(h.rules.clone()).unwrap();
+    h.turns(3);
+    let b = h.bundles(9);
+    assert_eq!(b[0].turn, 0);
+    for bundle in &b {
+        run_bundle(&mut world, bundle, h.m.config().turn_ticks);
+        assert_eq!(world.hash(), h.m.hash_after(bundle.turn).unwrap());
+    }
+}
+
+#[test]
+fn a_match_requiring_hashes_closes_a_player_that_only_acks() {
+    let (mut s, _) = settings(2);
+    s.require_hashes = true;
+    let mut h = Harness::with(s);
+    h.join(1, Role::Player(0));
+    h.join(2, Role::Player(1));
+    h.join(9, Role::Spectator);
+    h.turns(1);
+    h.take(1);
+    h.take(2);
+    let hash = h.m.hash_after(0).unwrap();
+    h.send(1, ClientMessage::TurnHash(TurnHash { turn: 0, hash }));
+    h.send(2, ClientMessage::Ack { turn: 0 });
+    h.send(9, ClientMessage::Ack { turn: 0 });
+    assert!(h.errors(1).is_empty());
+    assert_eq!(h.errors(2), vec![ErrorCode::Unexpected]);
+    assert!(h.closed.contains(&2), "the hashless player is closed");
+    assert!(h.errors(9).is_empty(), "a spectator may acknowledge");
+    assert!(!h.closed.contains(&9) && !h.closed.contains(&1));
+    h.turns(1);
+    let b = h.bundles(1);
+    assert_eq!(
+        b[0].events,
+        vec![MembershipEvent {
+            player: 1,
+            change: Membership::Dropped
+        }]
+    );
+}
+
+#[test]
+fn an_operator_ends_a_running_match_its_open_turn_played_and_everyone_told() {
+    let mut h = Harness::started(2);
+    h.turns(2);
+    let c = h.stop(0);
+    h.send(1, commands(2, vec![c.clone()]));
+    h.take(1);
+    h.event(Event::End);
+    let msgs = h.take(1);
+    let ServerMessage::TurnBundle(b) = &msgs[0] else {
+        panic!("{msgs:?}")
+    };
+    assert_eq!((b.turn, b.commands[0].command.clone()), (2, c));
+    assert_eq!(
+        msgs[1],
+        ServerMessage::MatchEnded(MatchEnded {
+            last_turn: 2,
+            reason: EndReason::Operator
+        })
+    );
+    assert_eq!(h.replay.len(), 3, "the open turn is recorded");
+    assert_eq!(h.ended, Some(EndReason::Operator));
+    assert!(h.closed.contains(&1) && h.closed.contains(&2));
+    assert!(resimulates(&h));
+    let roster = h.m.roster();
+    assert_eq!(roster.len(), 2);
+    assert!(roster
+        .iter()
+        .all(|s| s.status == PlayerStatus::Playing && s.joined && !s.connected));
+}
+
+#[test]
+fn an_operator_ends_a_match_still_in_its_lobby_without_a_turn() {
+    let mut h = Harness::new(2);
+    h.join(1, Role::Player(0));
+    h.event(Event::End);
+    assert_eq!(
+        h.take(1).last(),
+        Some(&ServerMessage::MatchEnded(MatchEnded {
+            last_turn: 0,
+            reason: EndReason::Operator
+        }))
+    );
+    assert!(h.replay.is_empty() && !h.replay_started);
+    assert_eq!(h.ended, Some(EndReason::Operator));
+    let joined: Vec<bool> = h.m.roster().iter().map(|s| s.joined).collect();
+    assert_eq!(joined, vec![true, false]);
+}
+
+#[test]
+fn refused_joins_and_round_trips_are_observed_and_a_rejoin_counted() {
+    let mut h = Harness::started(2);
+    h.join(3, Role::Player(5));
+    assert_eq!(h.errors(3), vec![ErrorCode::SlotTaken]);
+    let mut seen = Vec::new();
+    while let Some(o) = h.m.poll_observed() {
+        seen.push(o);
+    }
+    assert_eq!(seen, vec![Observed::JoinRefused(ErrorCode::SlotTaken)]);
+    assert_eq!(h.m.connected(), (2, 0));
+    // The first ping went out on the first timeout; answer it 5 ms later.
+    h.turns(1);
+    let nonce = h
+        .take(1)
+        .iter()
+        .find_map(|m| match m {
+            ServerMessage::Ping(p) => Some(p.nonce),
+            _ => None,
+        })
+        .expect("a ping");
+    h.advance(5);
+    h.send(1, ClientMessage::Pong(Pong { nonce }));
+    match h.m.poll_observed() {
+        Some(Observed::RoundTrip(rtt)) => assert!(rtt >= Duration::from_millis(5), "{rtt:?}"),
+        other => panic!("{other:?}"),
+    }
+    h.event(Event::Disconnected { peer: 2 });
+    h.turns(1);
+    h.join(4, Role::Player(1));
+    assert_eq!((h.m.stats().dropped, h.m.stats().rejoins), (1, 1));
+    let roster = h.m.roster();
+    assert!(roster[1].connected && roster[1].status == PlayerStatus::Playing);
 }
