@@ -110,13 +110,13 @@ impl Pace {
 /// pass — no answer in time, a lost connection — up to [`CONNECT_ATTEMPTS`] times, waiting
 /// [`CONNECT_BACKOFF`], then twice that, and so on. A server that answered and refused (a
 /// certificate that does not verify, a closed connection) is not asked again.
-/// Returns the link and the attempts it took.
-pub async fn connect_paced(connect: &Connect, handshakes: &Semaphore) -> Result<(Link, u32)> {
+/// Returns the link (or why not) and the attempts it took.
+pub async fn connect_paced(connect: &Connect, handshakes: &Semaphore) -> (Result<Link>, u32) {
     let mut wait = CONNECT_BACKOFF;
     let mut attempt = 1;
     loop {
         match connect_once(connect, handshakes).await {
-            Ok(link) => return Ok((link, attempt)),
+            Ok(link) => return (Ok(link), attempt),
             Err(e) if attempt < CONNECT_ATTEMPTS && may_pass(&e) => {
                 tracing::info!(attempt, error = %format!("{e:#}"), "connecting failed; trying again");
                 tokio::time::sleep(wait).await;
@@ -124,10 +124,11 @@ pub async fn connect_paced(connect: &Connect, handshakes: &Semaphore) -> Result<
                 attempt += 1;
             }
             Err(e) => {
-                return Err(e.context(format!(
+                let e = e.context(format!(
                     "connecting to {} ({attempt} attempts)",
                     connect.server
-                )))
+                ));
+                return (Err(e), attempt);
             }
         }
     }
@@ -183,11 +184,10 @@ pub async fn play_seat(
     on_event: &mut OnEvent<'_>,
 ) -> Seat {
     let mut seat = Seat::default();
-    let mut link = match connect_paced(connect, &pace.handshakes).await {
-        Ok((link, attempts)) => {
-            seat.connect_attempts = attempts;
-            link
-        }
+    let (first, attempts) = connect_paced(connect, &pace.handshakes).await;
+    seat.connect_attempts = attempts;
+    let mut link = match first {
+        Ok(link) => link,
         Err(e) => {
             seat.error = Some(format!("{e:#}"));
             return seat;

@@ -137,6 +137,8 @@ pub enum ReportError {
     Version(u32),
     #[error("the report is cut short or damaged (its checksum is wrong)")]
     Damaged,
+    #[error("{0} bytes follow the report's record at byte {1}: the file is damaged")]
+    Trailing(usize, usize),
     #[error(transparent)]
     Codec(#[from] CodecError),
 }
@@ -156,7 +158,11 @@ pub fn read_report(bytes: &[u8]) -> Result<DesyncReport, ReportError> {
         ReplayError::Version(v) => ReportError::Version(v),
         _ => ReportError::NotAReport,
     })?;
-    let (payload, _) = next_record(&bytes[FILE_HEADER_BYTES..]).ok_or(ReportError::Damaged)?;
+    let (payload, used) = next_record(&bytes[FILE_HEADER_BYTES..]).ok_or(ReportError::Damaged)?;
+    let end = FILE_HEADER_BYTES + used;
+    if end < bytes.len() {
+        return Err(ReportError::Trailing(bytes.len() - end, end));
+    }
     Ok(decode_record(payload)?)
 }
 
@@ -208,6 +214,12 @@ mod tests {
         assert!(matches!(
             read_report(&bytes[..bytes.len() - 1]),
             Err(ReportError::Damaged)
+        ));
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(matches!(
+            read_report(&longer),
+            Err(ReportError::Trailing(1, end)) if end == bytes.len()
         ));
         assert!(matches!(
             read_report(b"COHORTRP"),

@@ -3,7 +3,7 @@
 //! snapshot and agrees on every later hash; the other player plays on throughout.
 
 use cohort_client::brain::RandomBrain;
-use cohort_client::session::{run_bot, Connect};
+use cohort_client::session::{run_bot, run_bot_paced, Connect, Pace, Reconnect};
 use cohort_protocol::message::{EndReason, Membership, MembershipEvent, Role};
 use cohort_sim::Ruleset;
 use cohort_tests::*;
@@ -75,4 +75,55 @@ async fn a_client_whose_link_is_cut_reconnects_and_plays_on() {
     assert_eq!(steady.tally.turns_run, TURNS);
     assert_eq!(agrees_with_replay(&steady, &replay) as u64, TURNS);
     assert_eq!(summary.matches[0].stats.desyncs, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_whose_server_is_gone_for_good_gives_up_and_keeps_its_tally() {
+    let server = TestServer::start("gone", &["--turn-ticks", "2", "--max-turns", "400"])
+        .await
+        .unwrap();
+    let relay = Relay::start(&server.addr).await.unwrap();
+    let steady = spawn_bot(
+        &server,
+        plan(server.token("default", Role::Player(0)), "steady", idle()),
+    );
+    let through = Connect {
+        server: relay.addr.clone(),
+        ..server.connect()
+    };
+    let stranded = plan(server.token("default", Role::Player(1)), "stranded", idle());
+    let once = Pace::new(
+        1,
+        Reconnect {
+            attempts: 1,
+            first_wait: Duration::from_millis(100),
+            max_wait: Duration::from_millis(100),
+        },
+    );
+    let stranded = tokio::spawn(async move {
+        run_bot_paced(
+            &through,
+            stranded,
+            Arc::new(Ruleset::default_rules()),
+            &once,
+        )
+        .await
+    });
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    relay.cut(true);
+    let o = tokio::time::timeout(TEST_LIMIT, stranded)
+        .await
+        .unwrap()
+        .unwrap();
+    let error = o.error.clone().expect("it failed");
+    assert!(
+        error.contains("gave up after 1 reconnection tries"),
+        "{error}"
+    );
+    assert!(o.failed());
+    assert!(o.tally.turns_run > 10, "the turns it ran are kept: {o:?}");
+    assert_eq!(o.tally.hashes_disagreed, 0);
+    assert_eq!(o.reconnects, 0);
+    outcome(steady).await;
+    server.finish().await.unwrap();
 }

@@ -97,6 +97,10 @@ pub fn route_for(world: &mut World, ask: &Ask) -> Option<Route> {
     };
     world.counters.route_searches += 1;
     world.counters.node_expansions += u64::from(found.expansions);
+    world.counters.most_expansions = world
+        .counters
+        .most_expansions
+        .max(u64::from(found.expansions));
     if !found.is_route(from) {
         return None;
     }

@@ -10,6 +10,7 @@ mod format;
 mod load;
 mod report;
 mod runner;
+pub mod watch;
 
 pub use error::{line_of, locate_field, ScenarioError};
 pub use format::{
@@ -20,8 +21,9 @@ pub use load::{
     default_map, ruleset_error, Files, NoFiles, Scenario, Scheduled, MAX_PLAYERS,
     MAX_SCENARIO_UNITS,
 };
-pub use report::{Report, UnitReport};
+pub use report::{BuildingReport, Report, ResourceReport, UnitReport};
 pub use runner::Runner;
+pub use watch::{Watch, WatchReport};
 
 /// Ticks in a network turn when a scenario does not say.
 pub const DEFAULT_TURN_TICKS: u32 = 4;

@@ -1,6 +1,7 @@
 //! A run's report: every unit's final state, the counters and the hashes. Nothing in it depends
 //! on the machine or the clock, so two runs of one scenario give identical reports.
 
+use super::watch::WatchReport;
 use crate::hash::StateHash;
 use crate::position::Vec2;
 use crate::ruleset::Good;
@@ -22,6 +23,28 @@ pub struct UnitReport {
     pub carrying: Option<(Good, u32)>,
 }
 
+/// The final state of one building.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BuildingReport {
+    pub id: EntityId,
+    /// Its kind's name.
+    pub kind: String,
+    pub owner: PlayerId,
+    pub hit_points: u32,
+    pub complete: bool,
+}
+
+/// The final state of one resource.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ResourceReport {
+    pub id: EntityId,
+    /// Its kind's name.
+    pub kind: String,
+    pub tile: crate::position::Tile,
+    /// What is left of it.
+    pub amount: u32,
+}
+
 /// What a run came to.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Report {
@@ -35,11 +58,19 @@ pub struct Report {
     pub turn_ticks: u32,
     /// In id order.
     pub units: Vec<UnitReport>,
+    /// In id order.
+    pub buildings: Vec<BuildingReport>,
+    /// In id order (a resource used up is gone).
+    pub resources: Vec<ResourceReport>,
+    /// Every player's stock at the end (food, wood, gold, stone), in id order.
+    pub stock: Vec<(PlayerId, [u32; 4])>,
     pub counters: Counters,
     /// The state's hash after every whole turn.
     pub turn_hashes: Vec<StateHash>,
     /// The state's hash at the end.
     pub final_hash: StateHash,
+    /// Stalls, overlaps, bodies over closed ground, what was gathered (the runner's watch).
+    pub watch: WatchReport,
 }
 
 impl Report {
@@ -72,9 +103,39 @@ impl Report {
                     carrying: u.carrying,
                 })
                 .collect(),
+            buildings: world
+                .state
+                .buildings
+                .iter()
+                .map(|b| BuildingReport {
+                    id: b.id,
+                    kind: rules.buildings[b.kind as usize].name.clone(),
+                    owner: b.owner,
+                    hit_points: b.hit_points,
+                    complete: b.complete,
+                })
+                .collect(),
+            resources: world
+                .state
+                .resources
+                .iter()
+                .map(|r| ResourceReport {
+                    id: r.id,
+                    kind: rules.resources[r.kind as usize].name.clone(),
+                    tile: r.tile,
+                    amount: r.amount,
+                })
+                .collect(),
+            stock: world
+                .state
+                .players
+                .iter()
+                .map(|p| (p.id, p.stock))
+                .collect(),
             counters: world.counters.clone(),
             turn_hashes: turn_hashes.to_vec(),
             final_hash: world.hash(),
+            watch: WatchReport::default(),
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use super::load::{Scenario, Scheduled};
 use super::report::Report;
+use super::watch::Watch;
 use crate::command::PlayerCommand;
 use crate::hash::StateHash;
 use crate::world::World;
@@ -19,6 +20,8 @@ pub struct Runner {
     pub turn_ticks: u32,
     /// The hash after every whole turn so far (ticks `turn_ticks`, `2 × turn_ticks`, …).
     pub turn_hashes: Vec<StateHash>,
+    /// Stalls, overlaps and the rest, watched after every tick.
+    pub watch: Watch,
 }
 
 impl Runner {
@@ -30,6 +33,7 @@ impl Runner {
             next: 0,
             turn_ticks: s.turn_ticks.max(1),
             turn_hashes: Vec::new(),
+            watch: Watch::default(),
         }
     }
 
@@ -43,6 +47,7 @@ impl Runner {
 
     /// Runs one tick with the commands scheduled for it. Same scenario, same result everywhere.
     pub fn step(&mut self) {
+        self.watch.observe_start(&self.world);
         let tick = self.world.tick();
         while self.next < self.commands.len() && self.commands[self.next].tick < tick {
             self.next += 1;
@@ -55,7 +60,10 @@ impl Runner {
             .iter()
             .map(|c| c.command.clone())
             .collect();
+        self.watch
+            .commanded(now.iter().flat_map(|c| c.command.units().iter().copied()));
         self.world.step(&now);
+        self.watch.observe(&self.world);
         if self.world.tick().is_multiple_of(u64::from(self.turn_ticks)) {
             self.turn_hashes.push(self.world.hash());
         }
@@ -71,6 +79,8 @@ impl Runner {
 
     /// What the run came to: every unit's state, the counters and the hashes.
     pub fn report(&self) -> Report {
-        Report::of(&self.name, &self.world, self.turn_ticks, &self.turn_hashes)
+        let mut report = Report::of(&self.name, &self.world, self.turn_ticks, &self.turn_hashes);
+        report.watch = self.watch.report(&self.world);
+        report
     }
 }

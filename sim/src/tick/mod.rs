@@ -10,6 +10,7 @@ mod orders;
 mod patch;
 mod work;
 
+pub use combat::K_FOLLOW_RANGE;
 pub use movement::speed_per_tick;
 
 use crate::command::PlayerCommand;

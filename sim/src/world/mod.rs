@@ -62,6 +62,8 @@ pub struct Counters {
     pub replans: u64,
     /// Commands ignored: naming units their player does not own, or otherwise invalid.
     pub ignored_commands: u64,
+    /// The most nodes any one search expanded (each search stays within its budget).
+    pub most_expansions: u64,
 }
 
 /// Derived data owned by one world: rebuilt from the state, never hashed.

@@ -1,0 +1,511 @@
+//! Watching a run for what a player would call broken: units that have an order but make no
+//! progress (stalls), bodies nearer than keep-apart allows (overlaps), bodies pressed into closed
+//! ground, and what each player gathered. The instrument of `cohort sim --json`
+//! (docs/SCENARIOS.md, "What a run came to"), of the crowd soak and of the behaviour tests.
+//!
+//! It only reads the world after each tick, from what anyone can see of it (positions, orders,
+//! routes, loads, reloads, hit points), never the walk's own idea of whether it is getting on,
+//! so a rule that fools itself is still caught. Deterministic like the sim: same run, same
+//! figures.
+
+use crate::grid::Keyed;
+use crate::position::{fx_ratio, tile_of, Fx, Vec2};
+use crate::ruleset::Good;
+use crate::tick::K_FOLLOW_RANGE;
+use crate::walk::apart::K_BODY_SLACK;
+use crate::walk::{in_range, K_KEEP_APART};
+use crate::world::{Counters, EntityId, Order, PlayerId, Unit, World, TICK_MS};
+
+/// A unit with an order that has made no progress for this many ticks (10 s of game time) is
+/// stalled.
+pub const K_STALL_TICKS: u64 = 10_000 / TICK_MS as u64;
+/// Progress is walking at least this far (half a tile) from where the unit stood when it last
+/// made progress, or doing its work.
+pub const K_STALL_REACH: Fx = fx_ratio(1, 2);
+/// A pair counts as overlapping when it is nearer than this share of the keep-apart allowance,
+/// in thousandths: 999, so the last bit of a fixed-point square root is not an overlap (as
+/// `cohort verify` counts).
+pub const K_OVERLAP_PER_MILLE: i128 = 999;
+/// Ticks in a second of game time, rounded up: replan storms are counted per second.
+const TICKS_PER_SECOND: u64 = 1000_u64.div_ceil(TICK_MS as u64);
+
+/// One unit not getting on: who, since when, for how long, and whether it stands waiting for a
+/// place at a target whose every place is taken (rather than held with a walk it cannot make).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stall {
+    pub unit: EntityId,
+    /// The tick of its last progress.
+    pub since: u64,
+    /// Ticks since then.
+    pub ticks: u64,
+    /// It stands, with no walk, waiting for a place at a full target (a villager a body's width
+    /// out from a full mine, a soldier round a crowded enemy).
+    pub waiting: bool,
+}
+
+/// Two bodies nearer than keep-apart allows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Overlap {
+    pub a: EntityId,
+    pub b: EntityId,
+    /// Their distance in thousandths of the allowance (`K_KEEP_APART` of their radii together).
+    pub per_mille: i128,
+    pub tick: u64,
+}
+
+/// An order that ended on its own (not by a command): the unit stands idle now.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ended {
+    pub unit: EntityId,
+    pub tick: u64,
+    /// The order it had.
+    pub order: Order,
+    /// How far it stood from what the order was about: the point of a move, the box of a
+    /// target; `None` when the target is gone.
+    pub distance: Option<Fx>,
+}
+
+/// A body over closed ground.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct InClosed {
+    pub unit: EntityId,
+    /// How deep its box reaches into closed ground, past the body's slack.
+    pub depth: Fx,
+    pub tick: u64,
+}
+
+/// What one unit looked like after the last tick, and where it last made progress.
+#[derive(Clone, Debug)]
+struct Track {
+    unit: EntityId,
+    anchor: Vec2,
+    since: u64,
+    carrying: Option<(Good, u32)>,
+    gather_progress: Fx,
+    reload_ticks: u32,
+    order: Order,
+    /// Whether it stood waiting for a place after the last tick.
+    waiting: bool,
+}
+
+/// The watch over a run.
+#[derive(Clone, Debug, Default)]
+pub struct Watch {
+    /// In unit id order.
+    tracks: Vec<Track>,
+    longest_stall: Option<Stall>,
+    longest_wait: Option<Stall>,
+    /// Pairs (lower id first, sorted) that overlapped at the tick before.
+    overlapping: Vec<(EntityId, EntityId)>,
+    /// Pairs that overlapped when the watch began: placed so, not walked so.
+    placed_overlapping: Vec<(EntityId, EntityId)>,
+    overlap_onsets: u64,
+    deepest_overlap: Option<Overlap>,
+    deepest_in_closed: Option<InClosed>,
+    ended: Vec<Ended>,
+    /// Units named by a command this tick: their orders may end without their ending.
+    commanded: Vec<EntityId>,
+    start_stock: Vec<(PlayerId, [u32; 4])>,
+    started: bool,
+    /// Unit-ticks of units with an order to carry out (not idle, not holding).
+    busy_unit_ticks: u64,
+    /// Replans in the current second and units with an order in it, and the worst second.
+    second: (u64, u64, u64),
+    peak_replans_per_unit_second: Option<(u64, u64)>,
+    last_counters: Counters,
+    /// The counters' rise at every tick, when asked for.
+    per_tick: Option<Vec<Counters>>,
+}
+
+/// What the watch saw, for the report.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WatchReport {
+    /// Units stalled now (no progress for [`K_STALL_TICKS`] or more), in id order.
+    pub stalled: Vec<Stall>,
+    /// The longest stall seen during the run, over or not (waits apart).
+    pub longest_stall: Option<Stall>,
+    /// The longest wait for a place seen during the run.
+    pub longest_wait: Option<Stall>,
+    /// Pairs overlapping now, in id order.
+    pub overlaps: Vec<Overlap>,
+    /// Times a pair came to overlap during the run (pairs placed overlapping left out).
+    pub overlap_onsets: u64,
+    /// The deepest overlap seen during the run (pairs placed overlapping left out).
+    pub deepest_overlap: Option<Overlap>,
+    /// Bodies over closed ground now, in id order.
+    pub in_closed_ground: Vec<InClosed>,
+    /// The deepest any body reached into closed ground during the run.
+    pub deepest_in_closed_ground: Option<InClosed>,
+    /// Orders that ended on their own during the run, in the order they ended.
+    pub ended: Vec<Ended>,
+    /// What each player gathered during the run (stock now less stock at the start), by good.
+    pub gathered: Vec<(PlayerId, [u32; 4])>,
+    /// Seconds of game time times units with an order, summed over the run.
+    pub busy_unit_seconds: Fx,
+    /// The worst second for replans: (replans in it, units with an order in it).
+    pub peak_replans_per_unit_second: Option<(u64, u64)>,
+    /// The counters' rise at every tick, when asked for ([`Watch::keep_per_tick`]).
+    pub per_tick: Option<Vec<Counters>>,
+}
+
+impl Watch {
+    /// A watch that also keeps the counters' rise at every tick.
+    pub fn keep_per_tick(&mut self) {
+        self.per_tick.get_or_insert_with(Vec::new);
+    }
+
+    /// The units named by the commands given at the tick about to run: an order they lose is
+    /// not an order that ended on its own.
+    pub fn commanded(&mut self, units: impl IntoIterator<Item = EntityId>) {
+        self.commanded.clear();
+        self.commanded.extend(units);
+        self.commanded.sort_unstable();
+    }
+
+    /// Looks at the world before the first tick the watch sees (nothing after that).
+    pub fn observe_start(&mut self, world: &World) {
+        if !self.started {
+            self.observe(world);
+        }
+    }
+
+    /// Looks at the world after a tick (and once before the first).
+    pub fn observe(&mut self, world: &World) {
+        let tick = world.tick();
+        let overlapping = self.overlaps_now(world, tick);
+        if !self.started {
+            self.started = true;
+            self.start_stock = world
+                .state
+                .players
+                .iter()
+                .map(|p| (p.id, p.stock))
+                .collect();
+            self.last_counters = world.counters.clone();
+            self.placed_overlapping = overlapping.iter().map(|o| (o.a, o.b)).collect();
+        }
+        self.progress(world, tick);
+        for o in &overlapping {
+            let pair = (o.a, o.b);
+            if self.placed_overlapping.binary_search(&pair).is_ok() {
+                continue;
+            }
+            if self.overlapping.binary_search(&pair).is_err() {
+                self.overlap_onsets += 1;
+            }
+            if self
+                .deepest_overlap
+                .is_none_or(|d| o.per_mille < d.per_mille)
+            {
+                self.deepest_overlap = Some(*o);
+            }
+        }
+        self.overlapping = overlapping.iter().map(|o| (o.a, o.b)).collect();
+        for c in closed_now(world, tick) {
+            if self.deepest_in_closed.is_none_or(|d| c.depth > d.depth) {
+                self.deepest_in_closed = Some(c);
+            }
+        }
+        self.count(world, tick);
+        self.commanded.clear();
+    }
+
+    /// Follows every unit's progress.
+    fn progress(&mut self, world: &World, tick: u64) {
+        let mut tracks = Vec::with_capacity(world.state.units.len());
+        let mut old = std::mem::take(&mut self.tracks).into_iter().peekable();
+        for u in &world.state.units {
+            while old.next_if(|t| t.unit < u.id).is_some() {}
+            let before = old.next_if(|t| t.unit == u.id);
+            let mut t = before.unwrap_or(Track {
+                unit: u.id,
+                anchor: u.position,
+                since: tick,
+                carrying: u.carrying,
+                gather_progress: u.gather_progress,
+                reload_ticks: u.reload_ticks,
+                order: u.order.clone(),
+                waiting: false,
+            });
+            let was_busy = !matches!(t.order, Order::Idle | Order::Hold);
+            if was_busy && u.order == Order::Idle && self.commanded.binary_search(&u.id).is_err() {
+                self.ended.push(Ended {
+                    unit: u.id,
+                    tick,
+                    order: t.order.clone(),
+                    distance: distance_from(world, u, &t.order),
+                });
+            }
+            t.order = u.order.clone();
+            let worked = t.carrying != u.carrying
+                || t.gather_progress != u.gather_progress
+                || u.reload_ticks > t.reload_ticks;
+            let moved = squared(u.position - t.anchor) >= squared_fx(K_STALL_REACH);
+            if !has_work(u) || worked || moved || content(world, u) {
+                t.anchor = u.position;
+                t.since = tick;
+            }
+            t.carrying = u.carrying;
+            t.gather_progress = u.gather_progress;
+            t.reload_ticks = u.reload_ticks;
+            t.waiting = waiting(u);
+            let stall = Stall {
+                unit: u.id,
+                since: t.since,
+                ticks: tick - t.since,
+                waiting: t.waiting,
+            };
+            let longest = if stall.waiting {
+                &mut self.longest_wait
+            } else {
+                &mut self.longest_stall
+            };
+            if stall.ticks > 0 && longest.is_none_or(|l| stall.ticks > l.ticks) {
+                *longest = Some(stall);
+            }
+            tracks.push(t);
+        }
+        self.tracks = tracks;
+    }
+
+    /// Rates: busy unit-time, replans per second, counters per tick.
+    fn count(&mut self, world: &World, tick: u64) {
+        let busy = world.state.units.iter().filter(|u| has_work(u)).count() as u64;
+        self.busy_unit_ticks += busy;
+        let c = &world.counters;
+        let rise = Counters {
+            route_searches: c.route_searches - self.last_counters.route_searches,
+            node_expansions: c.node_expansions - self.last_counters.node_expansions,
+            shared_walks: c.shared_walks - self.last_counters.shared_walks,
+            replans: c.replans - self.last_counters.replans,
+            ignored_commands: c.ignored_commands - self.last_counters.ignored_commands,
+            most_expansions: c.most_expansions,
+        };
+        self.second.0 += rise.replans;
+        self.second.1 = self.second.1.max(busy);
+        if tick > 0 && tick.is_multiple_of(TICKS_PER_SECOND) {
+            let (replans, units, _) = self.second;
+            let worse = |(r, n): (u64, u64)| {
+                u128::from(replans) * u128::from(n.max(1))
+                    > u128::from(r) * u128::from(units.max(1))
+            };
+            if replans > 0 && self.peak_replans_per_unit_second.is_none_or(worse) {
+                self.peak_replans_per_unit_second = Some((replans, units));
+            }
+            self.second = (0, 0, 0);
+        }
+        if let Some(per_tick) = &mut self.per_tick {
+            if tick > 0 {
+                per_tick.push(rise);
+            }
+        }
+        self.last_counters = c.clone();
+    }
+
+    /// Every pair nearer than keep-apart allows now, lower id first, sorted: a sweep along x.
+    fn overlaps_now(&self, world: &World, tick: u64) -> Vec<Overlap> {
+        let rules = world.rules();
+        let mut bodies: Vec<(Fx, Vec2, Fx, EntityId)> = world
+            .state
+            .units
+            .iter()
+            .filter(|u| u.hit_points > 0)
+            .map(|u| {
+                (
+                    u.position.x,
+                    u.position,
+                    rules.units[u.kind as usize].radius,
+                    u.id,
+                )
+            })
+            .collect();
+        bodies.sort_unstable_by_key(|b| (b.0, b.3));
+        let widest = bodies.iter().map(|b| b.2).max().unwrap_or(Fx::ZERO);
+        let mut found = Vec::new();
+        for (k, &(x, p, r, id)) in bodies.iter().enumerate() {
+            for &(ox, q, or, oid) in &bodies[k + 1..] {
+                if ox - x > (r + widest) * K_KEEP_APART {
+                    break;
+                }
+                let allow = i128::from(((r + or) * K_KEEP_APART).to_bits());
+                let d2 = squared(q - p);
+                let limit = allow * K_OVERLAP_PER_MILLE;
+                if d2 * 1_000_000 < limit * limit {
+                    let per_mille = crate::position::isqrt_u128((d2 * 1_000_000) as u128) as i128
+                        / allow.max(1);
+                    let (a, b) = if id < oid { (id, oid) } else { (oid, id) };
+                    found.push(Overlap {
+                        a,
+                        b,
+                        per_mille,
+                        tick,
+                    });
+                }
+            }
+        }
+        found.sort_unstable_by_key(|o| (o.a, o.b));
+        found
+    }
+
+    /// What the watch saw, with the world as it is now.
+    pub fn report(&self, world: &World) -> WatchReport {
+        let tick = world.tick();
+        let stalled = self
+            .tracks
+            .iter()
+            .filter(|t| tick - t.since >= K_STALL_TICKS)
+            .map(|t| Stall {
+                unit: t.unit,
+                since: t.since,
+                ticks: tick - t.since,
+                waiting: t.waiting,
+            })
+            .collect();
+        let gathered = world
+            .state
+            .players
+            .iter()
+            .map(|p| {
+                let start = self
+                    .start_stock
+                    .iter()
+                    .find(|s| s.0 == p.id)
+                    .map_or([0; 4], |s| s.1);
+                let mut g = [0u32; 4];
+                for k in 0..4 {
+                    g[k] = p.stock[k].saturating_sub(start[k]);
+                }
+                (p.id, g)
+            })
+            .collect();
+        WatchReport {
+            stalled,
+            longest_stall: self.longest_stall,
+            longest_wait: self.longest_wait,
+            overlaps: self.overlaps_now(world, tick),
+            overlap_onsets: self.overlap_onsets,
+            deepest_overlap: self.deepest_overlap,
+            in_closed_ground: closed_now(world, tick),
+            deepest_in_closed_ground: self.deepest_in_closed,
+            ended: self.ended.clone(),
+            gathered,
+            busy_unit_seconds: Fx::from_num(self.busy_unit_ticks) * Fx::from_num(TICK_MS)
+                / Fx::from_num(1000),
+            peak_replans_per_unit_second: self.peak_replans_per_unit_second,
+            per_tick: self.per_tick.clone(),
+        }
+    }
+}
+
+/// Whether a unit has an order it must move or work to carry out (idle and holding units never
+/// stall).
+fn has_work(u: &Unit) -> bool {
+    u.hit_points > 0 && !matches!(u.order, Order::Idle | Order::Hold)
+}
+
+/// Whether a unit stands where its order wants it, with nothing to walk: a follower near its
+/// target, a fighter in range of what it fights, a builder at its foundation.
+fn content(world: &World, u: &Unit) -> bool {
+    let kind = &world.rules().units[u.kind as usize];
+    match u.order {
+        Order::Follow { target } => {
+            u.route.is_none() && in_range(world, u.position, kind.radius, target, K_FOLLOW_RANGE)
+        }
+        Order::Attack { .. } | Order::AttackMove { .. } => {
+            u.route.is_none()
+                && u.fight
+                    .is_some_and(|t| in_range(world, u.position, kind.radius, t, kind.range))
+        }
+        Order::Build { target } => {
+            u.route.is_none()
+                && world.building(target).is_some_and(|b| !b.complete)
+                && in_range(
+                    world,
+                    u.position,
+                    kind.radius,
+                    target,
+                    crate::walk::K_INSIDE,
+                )
+        }
+        _ => false,
+    }
+}
+
+/// How far `u` stands from what `order` was about: a move's point, a target's box.
+fn distance_from(world: &World, u: &Unit, order: &Order) -> Option<Fx> {
+    let radius = world.rules().units[u.kind as usize].radius;
+    match *order {
+        Order::Move { to } | Order::AttackMove { to } => Some(u.position.distance(to)),
+        Order::Attack { target }
+        | Order::Follow { target }
+        | Order::Gather { target }
+        | Order::Build { target } => crate::walk::box_of(world, target).map(|b| {
+            crate::walk::reach_gap(&crate::position::Bounds::around(u.position, radius), &b)
+        }),
+        Order::Idle | Order::Hold => None,
+    }
+}
+
+/// Whether a unit stands, with no walk, waiting for a place at a full target.
+fn waiting(u: &Unit) -> bool {
+    u.route.is_none()
+        && (u.chase_waits
+            || (matches!(u.order, Order::Gather { .. } | Order::Build { .. })
+                && u.work_spot.is_some()))
+}
+
+/// Every body over closed ground now (past its slack), in id order.
+fn closed_now(world: &World, tick: u64) -> Vec<InClosed> {
+    world
+        .state
+        .units
+        .iter()
+        .filter(|u| u.hit_points > 0)
+        .filter_map(|u| {
+            let radius = world.rules().units[u.kind as usize].radius;
+            let depth = depth_in_closed(world, world.key_of(u), u.position, radius);
+            (depth > Fx::ZERO).then_some(InClosed {
+                unit: u.id,
+                depth,
+                tick,
+            })
+        })
+        .collect()
+}
+
+/// How deep a body's box (less its slack) reaches into the closed tiles it overlaps: on each
+/// closed tile the lesser of its two overlaps, the deepest over the tiles.
+fn depth_in_closed(world: &World, key: Keyed, at: Vec2, radius: Fx) -> Fx {
+    let r = radius - K_BODY_SLACK;
+    if r <= Fx::ZERO {
+        return Fx::ZERO;
+    }
+    let half = fx_ratio(1, 2);
+    let grid = world.grid();
+    let mut deepest = Fx::ZERO;
+    for y in tile_of(at.y - r)..=tile_of(at.y + r) {
+        for x in tile_of(at.x - r)..=tile_of(at.x + r) {
+            let t = crate::position::Tile::new(x, y);
+            if grid.passable(key, t) {
+                continue;
+            }
+            let (cx, cy) = (Fx::from_num(x), Fx::from_num(y));
+            let ox = (at.x + r).min(cx + half) - (at.x - r).max(cx - half);
+            let oy = (at.y + r).min(cy + half) - (at.y - r).max(cy - half);
+            let d = ox.min(oy);
+            if d > deepest {
+                deepest = d;
+            }
+        }
+    }
+    deepest
+}
+
+fn squared(v: Vec2) -> i128 {
+    crate::walk::apart::squared(v)
+}
+
+fn squared_fx(d: Fx) -> i128 {
+    let b = i128::from(d.to_bits());
+    b * b
+}
