@@ -471,7 +471,7 @@ fn webhook_url(text: &str) -> Result<reqwest::Url> {
     Ok(url)
 }
 
-fn read_secret(path: &PathBuf) -> Result<Vec<u8>> {
+fn read_secret(path: &std::path::Path) -> Result<Vec<u8>> {
     let mut bytes = read_limited(path, SECRET_FILE)?;
     while bytes.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
         bytes.pop();
