@@ -104,7 +104,7 @@ fn a_replay_cut_short_verifies_up_to_its_last_whole_record() {
     let (code, out, _) = replay(&path);
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("verified: all 11 turns"), "{out}");
-    assert!(out.contains("ignored"), "{out}");
+    assert!(out.contains("note: the last record was cut short"), "{out}");
 }
 
 #[test]
@@ -177,4 +177,35 @@ fn an_unreadable_file_exits_2_with_a_clear_message() {
     let (code, _, err) = replay(&damaged);
     assert_eq!(code, 2);
     assert!(err.contains("unreadable"), "{err}");
+}
+
+#[test]
+fn a_replay_damaged_in_the_middle_exits_2_naming_the_record_and_its_offset() {
+    let path = dir().join("damaged.cohort-replay");
+    let (records, _) = recorded(12);
+    write_replay(&path, &records);
+    let mut bytes = std::fs::read(&path).unwrap();
+    // The offset of turn 6's record: the file's start, then each record's bytes.
+    let start = cohort_protocol::replay::encode_replay_start(&header())
+        .unwrap()
+        .len();
+    let offset = start
+        + records[..6]
+            .iter()
+            .map(|r| {
+                cohort_protocol::replay::encode_turn_record(r)
+                    .unwrap()
+                    .len()
+            })
+            .sum::<usize>();
+    bytes[offset + 9] ^= 0x10;
+    std::fs::write(&path, &bytes).unwrap();
+    let (code, out, err) = replay(&path);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains(&format!("the record of turn 6 at byte {offset} is damaged")),
+        "{err}"
+    );
+    assert!(err.contains("5 whole records follow it"), "{err}");
+    assert!(!out.contains("verified"), "{out}");
 }

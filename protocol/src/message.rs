@@ -255,6 +255,8 @@ pub enum EndReason {
     Desync,
     /// The server is shutting down.
     ServerShutdown,
+    /// An operator ended it (the server's admin API, docs/OPERATIONS.md).
+    Operator,
 }
 
 /// The match is over.

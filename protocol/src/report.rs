@@ -6,16 +6,19 @@
 use crate::codec::{decode_record, encode_record, CodecError};
 use crate::replay::{check_file_header, frame_record, next_record, ReplayError, TurnRecord};
 use crate::replay::{ReplayHeader, FILE_HEADER_BYTES};
+use cohort_sim::hash::Entry;
 use cohort_sim::world::Snapshot;
-use cohort_sim::{EntityId, PlayerId, StateHash, World};
+use cohort_sim::{PlayerId, StateHash, World};
 use serde::{Deserialize, Serialize};
 
 /// The first 8 bytes of a desync report file.
 pub const REPORT_MAGIC: [u8; 8] = *b"COHORTDR";
 
 /// The report format version, after the magic as a big-endian u32. Version 2: the client's
-/// state is the one after the failing turn, compared with the report's `server`.
-pub const REPORT_VERSION: u32 = 2;
+/// state is the one after the failing turn, compared with the report's `server`. Version 3:
+/// entries (players, units, buildings, resources, formations) in place of entity ids, and the
+/// parts `next_id` and `formations`.
+pub const REPORT_VERSION: u32 = 3;
 
 /// One peer's hash after the failing turn.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -34,8 +37,8 @@ pub struct StateView {
     pub hash: StateHash,
     /// Per part of the state (`cohort_sim::hash::PARTS`).
     pub parts: Vec<(String, StateHash)>,
-    /// Per entity, in id order.
-    pub entities: Vec<(EntityId, StateHash)>,
+    /// Per player, unit, building, resource and formation, in [`Entry`] order.
+    pub entities: Vec<(Entry, StateHash)>,
     pub snapshot: Snapshot,
 }
 
@@ -55,16 +58,16 @@ impl StateView {
         }
     }
 
-    /// The parts whose hashes differ from `other`'s, and the entities that differ or that only
-    /// one side has, in id order.
-    pub fn differences(&self, other: &StateView) -> (Vec<String>, Vec<EntityId>) {
+    /// The parts whose hashes differ from `other`'s, and the entries that differ or that only
+    /// one side has, in [`Entry`] order.
+    pub fn differences(&self, other: &StateView) -> (Vec<String>, Vec<Entry>) {
         let parts = self
             .parts
             .iter()
             .filter(|(n, h)| other.parts.iter().any(|(m, g)| m == n && g != h))
             .map(|(n, _)| n.clone())
             .collect();
-        let mut ids: Vec<EntityId> = Vec::new();
+        let mut ids: Vec<Entry> = Vec::new();
         let (a, b) = (&self.entities, &other.entities);
         let (mut i, mut j) = (0, 0);
         while i < a.len() || j < b.len() {
@@ -137,6 +140,8 @@ pub enum ReportError {
     Version(u32),
     #[error("the report is cut short or damaged (its checksum is wrong)")]
     Damaged,
+    #[error("{0} bytes follow the report's record at byte {1}: the file is damaged")]
+    Trailing(usize, usize),
     #[error(transparent)]
     Codec(#[from] CodecError),
 }
@@ -156,7 +161,11 @@ pub fn read_report(bytes: &[u8]) -> Result<DesyncReport, ReportError> {
         ReplayError::Version(v) => ReportError::Version(v),
         _ => ReportError::NotAReport,
     })?;
-    let (payload, _) = next_record(&bytes[FILE_HEADER_BYTES..]).ok_or(ReportError::Damaged)?;
+    let (payload, used) = next_record(&bytes[FILE_HEADER_BYTES..]).ok_or(ReportError::Damaged)?;
+    let end = FILE_HEADER_BYTES + used;
+    if end < bytes.len() {
+        return Err(ReportError::Trailing(bytes.len() - end, end));
+    }
     Ok(decode_record(payload)?)
 }
 
@@ -178,7 +187,7 @@ mod tests {
         let client = StateView::of(&other, 0);
         let (parts, ids) = server.differences(&client);
         assert_eq!(parts, vec!["units".to_string()]);
-        assert_eq!(ids, vec![other.state.units[0].id]);
+        assert_eq!(ids, vec![Entry::Unit(other.state.units[0].id)]);
         let report = DesyncReport {
             header: ReplayHeader {
                 config,
@@ -208,6 +217,12 @@ mod tests {
         assert!(matches!(
             read_report(&bytes[..bytes.len() - 1]),
             Err(ReportError::Damaged)
+        ));
+        let mut longer = bytes.clone();
+        longer.push(0);
+        assert!(matches!(
+            read_report(&longer),
+            Err(ReportError::Trailing(1, end)) if end == bytes.len()
         ));
         assert!(matches!(
             read_report(b"COHORTRP"),

@@ -1,224 +1,249 @@
-//! Agones (DESIGN.md, "Operations": fleets on Kubernetes). Under Agones a game server tells the
-//! SDK sidecar in its pod how it is doing, over the sidecar's REST API on localhost
-//! (`AGONES_SDK_HTTP_PORT`): `POST /ready` once it can take players, `POST /health` every
-//! [`HEALTH_INTERVAL`] while it runs, `POST /shutdown` when its matches have ended or it shuts
-//! down. Three fixed calls, so a minimal HTTP/1.1 client over a tokio `TcpStream` does it; no
-//! HTTP or gRPC stack is pulled in (the `agones` crate speaks gRPC through tonic and prost, a
-//! large build for three calls; allocation, its other use, is the matchmaker's, not ours).
+//! Agones (DESIGN.md, "Operations": fleets on Kubernetes), through the official SDK crate
+//! (`agones`: gRPC over tonic) to the SDK sidecar in the pod, on
+//! `localhost:AGONES_SDK_GRPC_PORT`. A game server in a fleet:
 //!
-//! The sidecar may start after the server (Agones says so), be slow or be absent: a call that
-//! fails is logged at `warn` and never blocks or stops the server. `/ready` is retried every
-//! [`READY_RETRY_INTERVAL`], [`READY_ATTEMPTS`] times at most; health pings start once the
-//! sidecar has heard `/ready`.
+//! 1. connects to the sidecar (the SDK waits for it up to 30 s: it may start after us);
+//! 2. publishes its certificate fingerprint (`SetAnnotation`, key [`FINGERPRINT_KEY`]: Agones
+//!    stores it as the annotation `agones.dev/sdk-cohort-fingerprint`), then says `Ready`, then
+//!    pings `Health` every [`HEALTH_INTERVAL`];
+//! 3. watches its GameServer (`WatchGameServer`): once it is `Allocated` with the annotation
+//!    [`MATCH_ANNOTATION`] (the match's keys as JSON, the same keys as a `[[match]]` and the
+//!    admin API), it hosts that match and annotates [`HOSTED_KEY`] with its id (a bad spec is
+//!    annotated [`ERROR_KEY`] and logged instead);
+//! 4. reports every player slot connecting and leaving in the GameServer's list
+//!    [`PLAYERS_LIST`] (Counters and Lists: `AddListValue` / `RemoveListValue` of
+//!    `<match id>/<slot>`);
+//! 5. says `Shutdown` when the process ends — after its matches have ended (the driver ends
+//!    once it has hosted a match and every match is over), or on SIGTERM.
+//!
+//! A sidecar that is absent, slow or answers an error never blocks or stops the server: the
+//! failure is logged at `warn` and the server serves on.
 
-use std::net::{Ipv4Addr, SocketAddr};
+use crate::driver::{Host, PlayerChange};
+use agones::Sdk;
+use std::collections::BTreeSet;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
-/// The sidecar's REST port when `AGONES_SDK_HTTP_PORT` is not set (Agones' default).
-pub const DEFAULT_SDK_HTTP_PORT: u16 = 9358;
+/// The sidecar's gRPC port when `AGONES_SDK_GRPC_PORT` is not set (Agones' default).
+pub const DEFAULT_SDK_GRPC_PORT: u16 = 9357;
 
-/// How often a running server sends `POST /health`. The fleet's `health.periodSeconds` (5 in
+/// How often a running server pings `Health`. The fleet's `health.periodSeconds` (5 in
 /// deploy/agones-fleet.yaml) must be longer.
 pub const HEALTH_INTERVAL: Duration = Duration::from_secs(2);
 
-/// How long one call may take, connecting included, before it counts as failed.
-pub const CALL_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long one SDK call may take before it counts as failed.
+pub const CALL_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// How long to wait between `/ready` attempts while the sidecar does not answer.
-pub const READY_RETRY_INTERVAL: Duration = Duration::from_secs(1);
+/// The annotation a matchmaker puts on the allocation (`GameServerAllocation`
+/// `spec.metadata.annotations`): the match to host, as JSON with a `[[match]]`'s keys.
+pub const MATCH_ANNOTATION: &str = "cohort.dev/match";
 
-/// The most `/ready` attempts; after them the server runs on without Agones.
-pub const READY_ATTEMPTS: u32 = 30;
+/// The SDK annotation key of the certificate's SHA-256 fingerprint (Agones prefixes SDK keys:
+/// the annotation is `agones.dev/sdk-cohort-fingerprint`).
+pub const FINGERPRINT_KEY: &str = "cohort-fingerprint";
 
-/// The most bytes of a sidecar's answer that are read (only the status line matters).
-pub const MAX_ANSWER_BYTES: usize = 4096;
+/// The SDK annotation key of the match hosted after an allocation
+/// (`agones.dev/sdk-cohort-match-id`).
+pub const HOSTED_KEY: &str = "cohort-match-id";
 
-/// The sidecar at `127.0.0.1:port`.
-pub fn sidecar(port: u16) -> SocketAddr {
-    SocketAddr::from((Ipv4Addr::LOCALHOST, port))
-}
+/// The SDK annotation key saying why an allocation's match could not be hosted
+/// (`agones.dev/sdk-cohort-error`).
+pub const ERROR_KEY: &str = "cohort-error";
 
-/// Why a call to the sidecar failed.
-#[derive(Debug, thiserror::Error)]
-pub enum CallError {
-    #[error("no answer within {CALL_TIMEOUT:?}")]
-    Timeout,
-    #[error("{0}")]
-    Io(#[from] std::io::Error),
-    #[error("the answer is not HTTP: {0:?}")]
-    NotHttp(String),
-    #[error("the sidecar answered HTTP {0}")]
-    Status(u16),
-}
+/// The GameServer list (Counters and Lists) that holds the connected players, as
+/// `<match id>/<slot>`; the fleet declares it (`spec.template.spec.lists.players`).
+pub const PLAYERS_LIST: &str = "players";
 
-/// `POST {path}` with the body `{}` to the sidecar at `addr`; Ok on a 2xx answer.
-pub async fn post(addr: SocketAddr, path: &str) -> Result<(), CallError> {
-    tokio::time::timeout(CALL_TIMEOUT, exchange(addr, path))
-        .await
-        .map_err(|_| CallError::Timeout)?
-}
+/// The Agones state of an allocated game server.
+pub const ALLOCATED: &str = "Allocated";
 
-async fn exchange(addr: SocketAddr, path: &str) -> Result<(), CallError> {
-    let mut stream = TcpStream::connect(addr).await?;
-    let request = format!(
-        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
-         Content-Length: 2\r\nConnection: close\r\n\r\n{{}}"
-    );
-    stream.write_all(request.as_bytes()).await?;
-    let mut answer = Vec::new();
-    let mut buf = [0u8; 512];
-    while !answer.windows(2).any(|w| w == b"\r\n") && answer.len() < MAX_ANSWER_BYTES {
-        let n = stream.read(&mut buf).await?;
-        if n == 0 {
-            break;
-        }
-        answer.extend_from_slice(&buf[..n]);
-    }
-    let text = String::from_utf8_lossy(&answer);
-    let status_line = text.lines().next().unwrap_or_default();
-    let mut words = status_line.split(' ');
-    let status = match (words.next(), words.next()) {
-        (Some(v), Some(code)) if v.starts_with("HTTP/1.") => code.parse::<u16>().ok(),
-        _ => None,
-    }
-    .ok_or_else(|| CallError::NotHttp(status_line.chars().take(80).collect()))?;
-    if (200..300).contains(&status) {
-        Ok(())
-    } else {
-        Err(CallError::Status(status))
-    }
-}
-
-/// The server's life as Agones sees it: [`Lifecycle::start`] once the server can take players
-/// (`/ready`, then `/health` pings), [`Lifecycle::shutdown`] when it stops (`/shutdown`).
+/// The server's life as Agones sees it: [`Lifecycle::start`] once the server can take players,
+/// [`Lifecycle::shutdown`] when it stops.
 pub struct Lifecycle {
-    sidecar: SocketAddr,
+    sdk: Arc<OnceLock<Sdk>>,
     task: JoinHandle<()>,
+    reports: mpsc::UnboundedSender<Report>,
+}
+
+/// What the players' reporter is told.
+enum Report {
+    Player(PlayerChange),
+    /// Answer once every change before has been reported.
+    Flush(oneshot::Sender<()>),
+}
+
+/// Runs an SDK call with [`CALL_TIMEOUT`]; logs a failure (`what` names the call).
+async fn call<T>(
+    what: &str,
+    f: impl std::future::Future<Output = agones::errors::Result<T>>,
+) -> Option<T> {
+    match tokio::time::timeout(CALL_TIMEOUT, f).await {
+        Ok(Ok(v)) => Some(v),
+        Ok(Err(e)) => {
+            tracing::warn!(error = %e, "Agones {what} failed");
+            None
+        }
+        Err(_) => {
+            tracing::warn!("Agones {what}: no answer within {CALL_TIMEOUT:?}");
+            None
+        }
+    }
 }
 
 impl Lifecycle {
-    /// Says `/ready` (retrying while the sidecar is not there yet), then pings `/health`
-    /// every [`HEALTH_INTERVAL`], in a task of its own.
-    pub fn start(sidecar: SocketAddr) -> Lifecycle {
+    /// Connects to the sidecar on `port`, publishes the fingerprint, says `Ready`, pings
+    /// `Health`, reports players and hosts the allocated match — in tasks of their own.
+    pub fn start(port: u16, host: Arc<Host>) -> Lifecycle {
+        let sdk_cell = Arc::new(OnceLock::new());
+        let cell = sdk_cell.clone();
+        let (reports, players_rx) = mpsc::unbounded_channel();
+        let tell = reports.clone();
+        let _ = host.players.set(Box::new(move |change| {
+            let _ = tell.send(Report::Player(change));
+        }));
         let task = tokio::spawn(async move {
-            if !ready(sidecar).await {
-                return;
-            }
-            let mut failing = false;
-            let mut every = tokio::time::interval(HEALTH_INTERVAL);
-            loop {
-                every.tick().await;
-                match post(sidecar, "/health").await {
-                    Ok(()) if failing => {
-                        failing = false;
-                        tracing::info!(%sidecar, "Agones health pings get through again");
-                    }
-                    Ok(()) => {}
-                    Err(e) if !failing => {
-                        failing = true;
-                        tracing::warn!(%sidecar, error = %e, "Agones health ping failed");
-                    }
-                    Err(_) => {}
+            let mut sdk = match Sdk::new(Some(port), None).await {
+                Ok(sdk) => sdk,
+                Err(e) => {
+                    tracing::warn!(port, error = %e, "no Agones SDK sidecar; running without it");
+                    return;
                 }
+            };
+            let _ = cell.set(sdk.clone());
+            if let Some(public) = host.public() {
+                call(
+                    "SetAnnotation (fingerprint)",
+                    sdk.set_annotation(FINGERPRINT_KEY, public.fingerprint),
+                )
+                .await;
             }
+            if call("Ready", sdk.ready()).await.is_some() {
+                tracing::info!(port, "Agones told: ready");
+            }
+            let health = sdk.health_check();
+            let pings = tokio::spawn(async move {
+                let mut every = tokio::time::interval(HEALTH_INTERVAL);
+                loop {
+                    every.tick().await;
+                    if health.send(()).await.is_err() {
+                        tracing::warn!("Agones health stream closed");
+                        return;
+                    }
+                }
+            });
+            let players = tokio::spawn(report_players(sdk.clone(), players_rx));
+            watch(sdk, host).await;
+            // The watch ended (the sidecar went away): keep pinging and reporting for as
+            // long as they get through.
+            let _ = tokio::join!(pings, players);
         });
-        Lifecycle { sidecar, task }
+        Lifecycle {
+            sdk: sdk_cell,
+            task,
+            reports,
+        }
     }
 
-    /// Stops the pings and says `/shutdown`: Agones then deletes the game server.
+    /// Reports the last players leaving, stops the pings and says `Shutdown`: Agones then
+    /// deletes the game server.
     pub async fn shutdown(self) {
+        let (flushed, reported) = oneshot::channel();
+        if self.sdk.get().is_some() && self.reports.send(Report::Flush(flushed)).is_ok() {
+            let _ = tokio::time::timeout(CALL_TIMEOUT, reported).await;
+        }
         self.task.abort();
         let _ = self.task.await;
-        match post(self.sidecar, "/shutdown").await {
-            Ok(()) => tracing::info!(sidecar = %self.sidecar, "Agones told: shutdown"),
+        let Some(mut sdk) = self.sdk.get().cloned() else {
+            tracing::warn!("Agones shutdown not said: the sidecar was never reached");
+            return;
+        };
+        if call("Shutdown", sdk.shutdown()).await.is_some() {
+            tracing::info!("Agones told: shutdown");
+        }
+    }
+}
+
+/// Hosts the match of each allocation as the GameServer's updates come.
+async fn watch(mut sdk: Sdk, host: Arc<Host>) {
+    let Some(mut stream) = call("WatchGameServer", sdk.watch_gameserver()).await else {
+        return;
+    };
+    // The specs already acted on (every update repeats the annotations).
+    let mut seen = BTreeSet::new();
+    loop {
+        let gs = match stream.message().await {
+            Ok(Some(gs)) => gs,
+            Ok(None) => return,
             Err(e) => {
-                tracing::warn!(sidecar = %self.sidecar, error = %e, "Agones shutdown call failed")
+                tracing::warn!(error = %e, "Agones WatchGameServer stream failed");
+                return;
+            }
+        };
+        let allocated = gs.status.as_ref().is_some_and(|s| s.state == ALLOCATED);
+        let spec = gs
+            .object_meta
+            .as_ref()
+            .and_then(|m| m.annotations.get(MATCH_ANNOTATION));
+        let Some(spec) = spec.filter(|_| allocated) else {
+            continue;
+        };
+        if !seen.insert(spec.clone()) {
+            continue;
+        }
+        match host_match(&host, spec) {
+            Ok(id) => {
+                tracing::info!(match_id = %id, "Agones allocation: hosting its match");
+                call(
+                    "SetAnnotation (match id)",
+                    sdk.set_annotation(HOSTED_KEY, id),
+                )
+                .await;
+            }
+            Err(e) => {
+                tracing::error!(error = %e, annotation = MATCH_ANNOTATION, "Agones allocation: cannot host its match");
+                let text: String = e.chars().take(256).collect();
+                call("SetAnnotation (error)", sdk.set_annotation(ERROR_KEY, text)).await;
             }
         }
     }
 }
 
-/// `/ready`, retried; whether the sidecar heard it.
-async fn ready(sidecar: SocketAddr) -> bool {
-    for attempt in 1..=READY_ATTEMPTS {
-        match post(sidecar, "/ready").await {
-            Ok(()) => {
-                tracing::info!(%sidecar, attempt, "Agones told: ready");
-                return true;
-            }
-            Err(e) if attempt == 1 => {
-                tracing::warn!(%sidecar, error = %e, "Agones sidecar not answering /ready yet; retrying")
-            }
-            Err(e) if attempt == READY_ATTEMPTS => {
-                tracing::warn!(%sidecar, error = %e, attempts = READY_ATTEMPTS, "Agones sidecar never answered /ready; running without it")
-            }
-            Err(_) => {}
-        }
-        tokio::time::sleep(READY_RETRY_INTERVAL).await;
-    }
-    false
+/// Sets up the match an allocation's annotation describes; its id, or why not.
+fn host_match(host: &Arc<Host>, spec: &str) -> Result<String, String> {
+    let keys = crate::http::parse_match(spec.as_bytes())
+        .map_err(|(field, message)| format!("`{field}`: {message}"))?;
+    let settings = keys.settings(host.rules()).map_err(|e| e.to_string())?;
+    let created = host.create_match(settings).map_err(|e| e.to_string())?;
+    Ok(created.tokens.match_id)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use tokio::net::TcpListener;
-
-    /// A stand-in sidecar answering every request with `status`, reporting each request line.
-    async fn sidecar_answering(
-        status: &'static str,
-    ) -> (SocketAddr, tokio::sync::mpsc::UnboundedReceiver<String>) {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
-        tokio::spawn(async move {
-            while let Ok((mut s, _)) = listener.accept().await {
-                let mut head = Vec::new();
-                let mut buf = [0u8; 256];
-                while !head.windows(4).any(|w| w == b"\r\n\r\n") {
-                    let n = s.read(&mut buf).await.unwrap();
-                    if n == 0 {
-                        break;
-                    }
-                    head.extend_from_slice(&buf[..n]);
-                }
-                let text = String::from_utf8_lossy(&head).to_string();
-                let _ = tx.send(text.lines().next().unwrap_or_default().to_string());
-                let _ = s
-                    .write_all(
-                        format!("HTTP/1.1 {status}\r\nContent-Length: 2\r\n\r\n{{}}").as_bytes(),
-                    )
-                    .await;
+/// Adds and removes `<match id>/<slot>` in the [`PLAYERS_LIST`] as players connect and leave.
+async fn report_players(sdk: Sdk, mut reports: mpsc::UnboundedReceiver<Report>) {
+    let mut beta = sdk.beta().clone();
+    while let Some(report) = reports.recv().await {
+        let c = match report {
+            Report::Player(c) => c,
+            Report::Flush(done) => {
+                let _ = done.send(());
+                continue;
             }
-        });
-        (addr, rx)
-    }
-
-    #[tokio::test]
-    async fn a_post_reaches_the_sidecar_and_its_status_counts() {
-        let (addr, mut seen) = sidecar_answering("200 OK").await;
-        post(addr, "/ready").await.unwrap();
-        assert_eq!(seen.recv().await.unwrap(), "POST /ready HTTP/1.1");
-        let (addr, _) = sidecar_answering("503 Service Unavailable").await;
-        assert!(matches!(
-            post(addr, "/health").await,
-            Err(CallError::Status(503))
-        ));
-    }
-
-    #[tokio::test]
-    async fn an_absent_sidecar_is_an_error_not_a_hang_or_a_panic() {
-        // A port just freed: nothing listens there.
-        let addr = TcpListener::bind("127.0.0.1:0")
-            .await
-            .unwrap()
-            .local_addr()
-            .unwrap();
-        assert!(post(addr, "/ready").await.is_err());
-        let life = Lifecycle::start(addr);
-        life.shutdown().await;
+        };
+        let value = format!("{}/{}", c.match_id, c.slot);
+        if c.connected {
+            call(
+                "AddListValue (player connected)",
+                beta.append_list_value(PLAYERS_LIST, &value),
+            )
+            .await;
+        } else {
+            call(
+                "RemoveListValue (player left)",
+                beta.delete_list_value(PLAYERS_LIST, &value),
+            )
+            .await;
+        }
     }
 }

@@ -6,8 +6,10 @@
 use crate::lockstep::{OnDesync, Settings};
 use anyhow::{bail, Context, Result};
 use clap::Parser;
-use cohort_protocol::limits::DEFAULT_PORT;
-use cohort_protocol::setup::{MapSpec, DEFAULT_INPUT_DELAY, DEFAULT_TURN_TICKS};
+use cohort_protocol::file::{read_limited, FileLimit};
+use cohort_protocol::limits::{DEFAULT_PORT, RULESET_FILE};
+use cohort_protocol::limits::{MAX_INPUT_DELAY, MIN_INPUT_DELAY};
+use cohort_protocol::setup::{ConfigError, MapSpec, DEFAULT_INPUT_DELAY, DEFAULT_TURN_TICKS};
 use cohort_protocol::MatchConfig;
 use cohort_sim::map::{DEFAULT_MAP_SEED, DEFAULT_MAP_SIZE};
 use cohort_sim::Ruleset;
@@ -17,6 +19,38 @@ use std::path::PathBuf;
 
 /// How long printed and written tokens stay valid by default, in seconds (a day).
 pub const DEFAULT_TOKEN_TTL_SECS: u64 = 24 * 60 * 60;
+
+/// The largest server configuration file (`--config`), in bytes.
+pub const MAX_CONFIG_FILE_BYTES: usize = 1 << 20;
+
+/// The largest token secret file (`--secret-file`), in bytes.
+pub const MAX_SECRET_FILE_BYTES: usize = 64 << 10;
+
+const CONFIG_FILE: FileLimit = FileLimit {
+    bytes: MAX_CONFIG_FILE_BYTES,
+    what: "server configuration",
+    name: "MAX_CONFIG_FILE_BYTES",
+};
+
+const SECRET_FILE: FileLimit = FileLimit {
+    bytes: MAX_SECRET_FILE_BYTES,
+    what: "secret file",
+    name: "MAX_SECRET_FILE_BYTES",
+};
+
+/// How many matches one process hosts at once (waiting, running or paused) unless
+/// `max_matches` says otherwise; the admin API refuses more.
+pub const DEFAULT_MAX_MATCHES: usize = 64;
+
+/// The shortest admin token accepted, in bytes.
+pub const MIN_ADMIN_TOKEN_BYTES: usize = 16;
+
+/// The environment variable that may hold the webhook's signing secret.
+pub const WEBHOOK_SECRET_ENV: &str = "COHORT_WEBHOOK_SECRET";
+
+/// The environment variable that may hold the admin token (never a flag: a flag's value is
+/// seen by every user of the machine).
+pub const ADMIN_TOKEN_ENV: &str = "COHORT_ADMIN_TOKEN";
 
 /// Cohort's lockstep game server: hosts matches for `cohort` clients over QUIC.
 ///
@@ -85,10 +119,32 @@ pub struct Args {
     /// How long minted tokens stay valid, in seconds [default: 86400].
     #[arg(long, env = "COHORT_TOKEN_TTL")]
     pub token_ttl: Option<u64>,
-    /// Serve Prometheus metrics at /metrics and a health check at /healthz on this TCP
-    /// address.
+    /// Serve Prometheus metrics at /metrics, liveness at /healthz and readiness at /readyz on
+    /// this TCP address.
     #[arg(long, env = "COHORT_METRICS")]
     pub metrics: Option<SocketAddr>,
+    /// Serve the admin API (HTTP/JSON: create, list, end matches) on this TCP address; needs an
+    /// admin token (--admin-token-file or the COHORT_ADMIN_TOKEN variable).
+    #[arg(long, env = "COHORT_ADMIN")]
+    pub admin: Option<SocketAddr>,
+    /// A file holding the admin API's bearer token (its whole content, trailing newline
+    /// removed; at least 16 bytes).
+    #[arg(long, env = "COHORT_ADMIN_TOKEN_FILE")]
+    pub admin_token_file: Option<PathBuf>,
+    /// The most matches hosted at once (the admin API refuses more) [default: 64].
+    #[arg(long, env = "COHORT_MAX_MATCHES")]
+    pub max_matches: Option<usize>,
+    /// The address players are given (HOST:PORT) in the admin API's answers [default: the
+    /// listen address, 127.0.0.1 for an unspecified one].
+    #[arg(long, env = "COHORT_PUBLIC_ADDRESS")]
+    pub public_address: Option<String>,
+    /// POST every ended match's summary (JSON) to this http:// or https:// URL.
+    #[arg(long, env = "COHORT_WEBHOOK")]
+    pub webhook: Option<String>,
+    /// A file holding the secret the webhook's posts are signed with (HMAC-SHA256 in the
+    /// `cohort-signature` header; at least 16 bytes); or the COHORT_WEBHOOK_SECRET variable.
+    #[arg(long, env = "COHORT_WEBHOOK_SECRET_FILE")]
+    pub webhook_secret_file: Option<PathBuf>,
     /// Write the matches' figures (turn timing, traffic) as JSON to this file on exit.
     #[arg(long, env = "COHORT_STATS_FILE")]
     pub stats_file: Option<PathBuf>,
@@ -97,12 +153,13 @@ pub struct Args {
     /// the hashes.
     #[arg(long, env = "COHORT_RULESET", value_name = "FILE")]
     pub ruleset: Option<PathBuf>,
-    /// Run under Agones: tell the SDK sidecar on localhost ready, health and shutdown (on by
-    /// itself when AGONES_SDK_HTTP_PORT is set, as Agones does).
+    /// Run under Agones: talk to the SDK sidecar on localhost (gRPC): ready, health, the
+    /// allocated match, players, shutdown (on by itself when AGONES_SDK_GRPC_PORT is set, as
+    /// Agones does).
     #[arg(long, env = "COHORT_AGONES")]
     pub agones: bool,
-    /// The Agones SDK sidecar's REST port on 127.0.0.1 [default: 9358]; Agones sets it.
-    #[arg(long, env = "AGONES_SDK_HTTP_PORT")]
+    /// The Agones SDK sidecar's gRPC port on localhost [default: 9357]; Agones sets it.
+    #[arg(long, env = "AGONES_SDK_GRPC_PORT")]
     pub agones_port: Option<u16>,
 }
 
@@ -129,13 +186,20 @@ pub struct FileConfig {
     pub tokens_file: Option<PathBuf>,
     pub token_ttl_secs: Option<u64>,
     pub metrics: Option<SocketAddr>,
+    pub admin: Option<SocketAddr>,
+    pub admin_token_file: Option<PathBuf>,
+    pub max_matches: Option<usize>,
+    pub public_address: Option<String>,
+    pub webhook: Option<String>,
+    pub webhook_secret_file: Option<PathBuf>,
     pub stats_file: Option<PathBuf>,
     #[serde(default, rename = "match")]
     pub matches: Vec<FileMatch>,
 }
 
-/// One `[[match]]` of the configuration file.
-#[derive(Debug, Deserialize)]
+/// One `[[match]]` of the configuration file, and the body of the admin API's
+/// `POST /v1/matches`.
+#[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FileMatch {
     pub id: String,
@@ -162,6 +226,15 @@ fn two() -> u8 {
     2
 }
 
+/// A `[[match]]` key that is wrong: which and why.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("match `{match_id}`: `{field}`: {message}")]
+pub struct KeyError {
+    pub match_id: String,
+    pub field: &'static str,
+    pub message: String,
+}
+
 /// Everything the server runs with.
 #[derive(Debug)]
 pub struct ServerConfig {
@@ -175,9 +248,19 @@ pub struct ServerConfig {
     pub tokens_file: Option<PathBuf>,
     pub token_ttl_secs: u64,
     pub metrics: Option<SocketAddr>,
+    /// The admin API's address and its bearer token.
+    pub admin: Option<(SocketAddr, Vec<u8>)>,
+    /// The most matches hosted at once.
+    pub max_matches: usize,
+    /// The address players are given, when not the listen address.
+    pub public_address: Option<String>,
+    /// Where ended matches' summaries are posted.
+    pub webhook: Option<reqwest::Url>,
+    /// What the webhook's posts are signed with.
+    pub webhook_secret: Option<Vec<u8>>,
     pub stats_file: Option<PathBuf>,
-    /// The Agones SDK sidecar to tell ready, health and shutdown (none: not under Agones).
-    pub agones: Option<SocketAddr>,
+    /// The Agones SDK sidecar's gRPC port on localhost (none: not under Agones).
+    pub agones: Option<u16>,
     pub matches: Vec<Settings>,
 }
 
@@ -186,15 +269,9 @@ pub fn load_ruleset(args: &Args) -> Result<Ruleset> {
     let Some(path) = &args.ruleset else {
         return Ok(Ruleset::default_rules());
     };
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("reading the ruleset {}", path.display()))?;
+    let bytes = read_limited(path, RULESET_FILE)?;
     let origin = path.display().to_string();
-    Ruleset::from_toml(&text, &origin).map_err(|e| {
-        anyhow::anyhow!(
-            "{}",
-            cohort_sim::scenario::ruleset_error(&origin, &text, &e)
-        )
-    })
+    cohort_sim::scenario::ruleset_from_bytes(&bytes, &origin).map_err(|e| anyhow::anyhow!("{e}"))
 }
 
 impl ServerConfig {
@@ -202,9 +279,16 @@ impl ServerConfig {
     pub fn load(args: &Args, rules: &Ruleset) -> Result<ServerConfig> {
         let file: FileConfig = match &args.config {
             Some(path) => {
-                let text = std::fs::read_to_string(path)
-                    .with_context(|| format!("reading {}", path.display()))?;
-                toml::from_str(&text).with_context(|| format!("in {}", path.display()))?
+                let bytes = read_limited(path, CONFIG_FILE)?;
+                let origin = path.display().to_string();
+                let text = cohort_sim::scenario::text_of(
+                    &origin,
+                    &bytes,
+                    CONFIG_FILE.bytes,
+                    CONFIG_FILE.name,
+                )
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+                toml::from_str(text).with_context(|| format!("in {}", path.display()))?
             }
             None => FileConfig::default(),
         };
@@ -230,6 +314,22 @@ impl ServerConfig {
             (None, None) => None,
             _ => bail!("a certificate needs its key and a key its certificate (cert and key)"),
         };
+        let admin_addr = args.admin.or(file.admin);
+        let admin = match admin_addr {
+            Some(addr) => Some((
+                addr,
+                admin_token(
+                    args.admin_token_file
+                        .as_ref()
+                        .or(file.admin_token_file.as_ref()),
+                )?,
+            )),
+            None => None,
+        };
+        let agones = (args.agones || args.agones_port.is_some()).then(|| {
+            args.agones_port
+                .unwrap_or(crate::agones::DEFAULT_SDK_GRPC_PORT)
+        });
         let file_matches = if args.matches.is_some() {
             Vec::new()
         } else {
@@ -240,6 +340,9 @@ impl ServerConfig {
             (1..=n)
                 .map(|i| FileMatch::standard(&format!("m{i}"), args.players.unwrap_or(2)))
                 .collect()
+        } else if file_matches.is_empty() && (admin.is_some() || agones.is_some()) {
+            // Matches come on demand: from the admin API, or from an Agones allocation.
+            Vec::new()
         } else if file_matches.is_empty() {
             vec![FileMatch::standard("default", args.players.unwrap_or(2))]
         } else {
@@ -271,6 +374,30 @@ impl ServerConfig {
             anyhow::ensure!(ids.insert(m.id.clone()), "match `{}` is listed twice", m.id);
             settings.push(m.settings(rules)?);
         }
+        let max_matches = args
+            .max_matches
+            .or(file.max_matches)
+            .unwrap_or(DEFAULT_MAX_MATCHES);
+        anyhow::ensure!(max_matches >= 1, "max_matches must be at least 1");
+        anyhow::ensure!(
+            settings.len() <= max_matches,
+            "{} matches are configured, more than max_matches ({max_matches})",
+            settings.len()
+        );
+        let webhook = match args.webhook.clone().or(file.webhook) {
+            Some(url) => Some(webhook_url(&url)?),
+            None => None,
+        };
+        let webhook_secret = match &webhook {
+            Some(_) => secret_from(
+                args.webhook_secret_file
+                    .as_ref()
+                    .or(file.webhook_secret_file.as_ref()),
+                WEBHOOK_SECRET_ENV,
+                "the webhook secret",
+            )?,
+            None => None,
+        };
         Ok(ServerConfig {
             listen: args
                 .listen
@@ -295,21 +422,57 @@ impl ServerConfig {
                 .or(file.token_ttl_secs)
                 .unwrap_or(DEFAULT_TOKEN_TTL_SECS),
             metrics: args.metrics.or(file.metrics),
+            admin,
+            max_matches,
+            public_address: args.public_address.clone().or(file.public_address),
+            webhook,
+            webhook_secret,
             stats_file: args.stats_file.clone().or(file.stats_file),
-            agones: (args.agones || args.agones_port.is_some()).then(|| {
-                crate::agones::sidecar(
-                    args.agones_port
-                        .unwrap_or(crate::agones::DEFAULT_SDK_HTTP_PORT),
-                )
-            }),
+            agones,
             matches: settings,
         })
     }
 }
 
-fn read_secret(path: &PathBuf) -> Result<Vec<u8>> {
-    let mut bytes =
-        std::fs::read(path).with_context(|| format!("reading the secret {}", path.display()))?;
+/// The admin token from `file`, else from [`ADMIN_TOKEN_ENV`].
+fn admin_token(file: Option<&PathBuf>) -> Result<Vec<u8>> {
+    match secret_from(file, ADMIN_TOKEN_ENV, "the admin token")? {
+        Some(token) => Ok(token),
+        None => bail!(
+            "the admin API needs a token: admin_token_file (--admin-token-file) or {ADMIN_TOKEN_ENV}"
+        ),
+    }
+}
+
+/// A secret (`what`) from `file`, else from the variable `env`; none if neither is there. At
+/// least [`MIN_ADMIN_TOKEN_BYTES`].
+fn secret_from(file: Option<&PathBuf>, env: &str, what: &str) -> Result<Option<Vec<u8>>> {
+    let secret = match file {
+        Some(path) => read_secret(path).with_context(|| format!("the file of {what}"))?,
+        None => match std::env::var_os(env) {
+            Some(t) => t.into_encoded_bytes(),
+            None => return Ok(None),
+        },
+    };
+    anyhow::ensure!(
+        secret.len() >= MIN_ADMIN_TOKEN_BYTES,
+        "{what} must be at least {MIN_ADMIN_TOKEN_BYTES} bytes"
+    );
+    Ok(Some(secret))
+}
+
+/// A webhook URL: absolute, http or https.
+fn webhook_url(text: &str) -> Result<reqwest::Url> {
+    let url = reqwest::Url::parse(text).with_context(|| format!("the webhook URL `{text}`"))?;
+    anyhow::ensure!(
+        matches!(url.scheme(), "http" | "https"),
+        "the webhook URL `{text}` must be http:// or https://"
+    );
+    Ok(url)
+}
+
+fn read_secret(path: &std::path::Path) -> Result<Vec<u8>> {
+    let mut bytes = read_limited(path, SECRET_FILE)?;
     while bytes.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
         bytes.pop();
     }
@@ -334,7 +497,34 @@ impl FileMatch {
         }
     }
 
-    fn settings(&self, rules: &Ruleset) -> Result<Settings> {
+    /// The match's settings, or which key is wrong and why.
+    pub fn settings(&self, rules: &Ruleset) -> Result<Settings, KeyError> {
+        let key = |field: &'static str, message: String| KeyError {
+            match_id: self.id.clone(),
+            field,
+            message,
+        };
+        if self.names.len() > usize::from(self.players) {
+            return Err(key(
+                "names",
+                format!("{} names for {} players", self.names.len(), self.players),
+            ));
+        }
+        if self.teams.len() > usize::from(self.players) {
+            return Err(key(
+                "teams",
+                format!("{} teams for {} players", self.teams.len(), self.players),
+            ));
+        }
+        if let Some(d) = self
+            .input_delay
+            .filter(|d| !(MIN_INPUT_DELAY..=MAX_INPUT_DELAY).contains(d))
+        {
+            return Err(key(
+                "input_delay",
+                format!("the input delay is {MIN_INPUT_DELAY} to {MAX_INPUT_DELAY} turns, not {d}"),
+            ));
+        }
         let mut config = MatchConfig::standard(&self.id, rules, self.players);
         for (slot, name) in config.players.iter_mut().zip(&self.names) {
             slot.name = name.clone();
@@ -348,9 +538,17 @@ impl FileMatch {
         };
         config.turn_ticks = self.turn_ticks.unwrap_or(DEFAULT_TURN_TICKS);
         config.input_delay = self.input_delay.unwrap_or(DEFAULT_INPUT_DELAY);
-        config
-            .check()
-            .with_context(|| format!("match `{}`", self.id))?;
+        config.check().map_err(|e| {
+            let field = match &e {
+                ConfigError::MatchId(_) => "id",
+                ConfigError::PlayerCount(_) | ConfigError::SlotOrder => "players",
+                ConfigError::Name(_) => "names",
+                ConfigError::TurnTicks(_) => "turn_ticks",
+                ConfigError::MapSize(_) => "map_size",
+                ConfigError::Ruleset => "ruleset",
+            };
+            key(field, e.to_string())
+        })?;
         let mut s = Settings::new(config);
         s.adaptive_delay = self.adaptive_delay.unwrap_or(true);
         s.max_turns = self.max_turns.filter(|t| *t > 0);
@@ -386,12 +584,12 @@ mod tests {
             agones: true,
             ..Args::default()
         };
-        assert_eq!(load(flag), Some("127.0.0.1:9358".parse().unwrap()));
+        assert_eq!(load(flag), Some(9357));
         let port = Args {
             agones_port: Some(9400),
             ..Args::default()
         };
-        assert_eq!(load(port), Some("127.0.0.1:9400".parse().unwrap()));
+        assert_eq!(load(port), Some(9400));
     }
 
     #[test]
@@ -460,6 +658,71 @@ require_hashes = true
             .collect();
         assert_eq!(ids, vec!["m1", "m2", "m3"]);
         assert!(c.matches.iter().all(|m| m.config.players.len() == 8));
+    }
+
+    #[test]
+    fn the_admin_api_needs_a_token_and_then_starts_with_no_match() {
+        let dir = std::env::temp_dir().join(format!("cohort-admin-cfg-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let token = dir.join("token");
+        let admin = |file: Option<PathBuf>| Args {
+            admin: Some("127.0.0.1:0".parse().unwrap()),
+            admin_token_file: file,
+            ..Args::default()
+        };
+        std::fs::write(&token, "short\n").unwrap();
+        let e = ServerConfig::load(&admin(Some(token.clone())), &rules()).unwrap_err();
+        assert!(format!("{e:#}").contains("at least 16 bytes"), "{e:#}");
+        std::fs::write(&token, "a-long-enough-admin-token\n").unwrap();
+        let c = ServerConfig::load(&admin(Some(token)), &rules()).unwrap();
+        let (_, t) = c.admin.unwrap();
+        assert_eq!(t, b"a-long-enough-admin-token");
+        assert!(c.matches.is_empty(), "matches come on demand");
+        assert_eq!(c.max_matches, DEFAULT_MAX_MATCHES);
+        if std::env::var_os(ADMIN_TOKEN_ENV).is_none() {
+            let e = ServerConfig::load(&admin(None), &rules()).unwrap_err();
+            assert!(format!("{e:#}").contains(ADMIN_TOKEN_ENV), "{e:#}");
+        }
+    }
+
+    #[test]
+    fn webhooks_are_http_urls_and_max_matches_bounds_the_file() {
+        let hook = |url: &str| Args {
+            webhook: Some(url.into()),
+            ..Args::default()
+        };
+        assert!(
+            ServerConfig::load(&hook("http://127.0.0.1:9/end"), &rules())
+                .unwrap()
+                .webhook
+                .is_some()
+        );
+        assert!(ServerConfig::load(&hook("ftp://x/"), &rules()).is_err());
+        assert!(ServerConfig::load(&hook("not a url"), &rules()).is_err());
+        let many = Args {
+            matches: Some(3),
+            max_matches: Some(2),
+            ..Args::default()
+        };
+        let e = ServerConfig::load(&many, &rules()).unwrap_err();
+        assert!(format!("{e:#}").contains("max_matches"), "{e:#}");
+    }
+
+    #[test]
+    fn a_wrong_match_key_is_named() {
+        let m = |f: fn(&mut FileMatch)| {
+            let mut m = FileMatch::standard("k", 2);
+            f(&mut m);
+            m.settings(&rules()).unwrap_err().field
+        };
+        assert_eq!(m(|m| m.players = 1), "players");
+        assert_eq!(m(|m| m.id = "a b".into()), "id");
+        assert_eq!(m(|m| m.names = vec!["a".into(); 3]), "names");
+        assert_eq!(m(|m| m.names = vec![String::new()]), "names");
+        assert_eq!(m(|m| m.teams = vec![1; 3]), "teams");
+        assert_eq!(m(|m| m.turn_ticks = Some(0)), "turn_ticks");
+        assert_eq!(m(|m| m.map_size = Some(9)), "map_size");
+        assert_eq!(m(|m| m.input_delay = Some(0)), "input_delay");
     }
 
     #[test]

@@ -5,11 +5,15 @@
 //! - [`config`]: the configuration file, flags and environment;
 //! - [`tls`]: certificates (files, or a self-signed one and its fingerprint);
 //! - [`driver`]: the tokio/quinn driver that moves bytes and timers for many matches;
+//! - [`http`]: the admin API, metrics and health over HTTP (axum);
+//! - [`tokens`]: minting a match's join tokens;
 //! - [`agones`]: telling an Agones SDK sidecar ready, health and shutdown.
 
 pub mod admit;
 pub mod agones;
 pub mod config;
 pub mod driver;
+pub mod http;
 pub mod lockstep;
 pub mod tls;
+pub mod tokens;

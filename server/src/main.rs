@@ -3,11 +3,10 @@
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use cohort_protocol::message::Role;
-use cohort_protocol::token::{mint, Claims};
 use cohort_server::config::{load_ruleset, Args, ServerConfig};
 use cohort_server::driver::{self, unix_now, Started};
 use cohort_server::tls::Identity;
+use cohort_server::tokens::MatchTokens;
 use std::process::ExitCode;
 use std::sync::Arc;
 use tokio::sync::watch;
@@ -100,44 +99,24 @@ fn random_secret() -> Result<Vec<u8>> {
 
 /// Every match's tokens.
 struct Tokens {
-    /// (match id, tokens by slot, the spectator token).
-    matches: Vec<(String, Vec<String>, String)>,
+    matches: Vec<MatchTokens>,
     json: serde_json::Value,
 }
 
 impl Tokens {
     fn mint(config: &ServerConfig, secret: &[u8]) -> Tokens {
         let expires = unix_now() + config.token_ttl_secs;
-        let token = |match_id: &str, role| {
-            mint(
-                secret,
-                &Claims {
-                    match_id: match_id.to_string(),
-                    role,
-                    expires,
-                },
-            )
-        };
-        let matches: Vec<(String, Vec<String>, String)> = config
+        let matches: Vec<MatchTokens> = config
             .matches
             .iter()
-            .map(|m| {
-                let id = &m.config.match_id;
-                let players = m
-                    .config
-                    .players
-                    .iter()
-                    .map(|p| token(id, Role::Player(p.slot)))
-                    .collect();
-                (id.clone(), players, token(id, Role::Spectator))
-            })
+            .map(|m| MatchTokens::mint(&m.config, secret, expires))
             .collect();
         let json = serde_json::json!({
             "expires": expires,
-            "matches": matches.iter().map(|(id, players, spectator)| serde_json::json!({
-                "match_id": id,
-                "players": players,
-                "spectator": spectator,
+            "matches": matches.iter().map(|t| serde_json::json!({
+                "match_id": t.match_id,
+                "players": t.players,
+                "spectator": t.spectator,
             })).collect::<Vec<_>>(),
         });
         Tokens { matches, json }
@@ -167,13 +146,13 @@ fn announce(s: &Started, ruleset_hash: &str, tokens: &Tokens, print_tokens: bool
     } else {
         "--ca <your CA file>".to_string()
     };
-    for (id, players, spectator) in &tokens.matches {
-        println!("match {id}:");
-        for (slot, t) in players.iter().enumerate() {
+    for m in &tokens.matches {
+        println!("match {}:", m.match_id);
+        for (slot, t) in m.players.iter().enumerate() {
             println!("  player {slot} token: {t}");
         }
-        println!("  spectator token: {spectator}");
-        for t in players {
+        println!("  spectator token: {}", m.spectator);
+        for t in &m.players {
             println!("  join: cohort play --server {host}:{port} {pin} --token {t}");
         }
     }

@@ -1,68 +1,282 @@
-//! The real `cohort-server` binary under Agones, with a real HTTP listener on loopback standing
-//! in for the SDK sidecar (the sidecar itself cannot run here): `AGONES_SDK_HTTP_PORT` set as
-//! Agones sets it, the server says `POST /ready`, then `POST /health`, and on SIGTERM
-//! `POST /shutdown`, in that order — or, when its matches have ended by themselves, on its way
-//! out. Without a sidecar it serves and shuts down all the same.
+//! The real `cohort-server` binary under Agones, against a stand-in for the SDK sidecar that
+//! speaks the real API: a tonic gRPC server built in this test from the Agones SDK's own proto
+//! files (`agones-proto/`, compiled by build.rs), on 127.0.0.1. The server publishes its
+//! fingerprint, says Ready and pings Health; an allocation annotated with a match makes it
+//! host that match (a bad one is annotated as an error); real QUIC bots join with tokens
+//! minted by the "matchmaker" and play; the players list follows them; after the match the
+//! server says Shutdown and exits. Without a sidecar it serves and shuts down all the same.
+
+#[allow(clippy::all, clippy::pedantic)]
+mod sdk {
+    tonic::include_proto!("agones.dev.sdk");
+}
+#[allow(clippy::all, clippy::pedantic, dead_code)]
+mod beta {
+    tonic::include_proto!("agones.dev.sdk.beta");
+}
 
 use cohort_client::brain::RandomBrain;
 use cohort_client::core::ClientOptions;
 use cohort_client::net::ServerAuth;
 use cohort_client::session::{run_bot, BotPlan, Connect};
 use cohort_protocol::fingerprint::parse_fingerprint;
+use cohort_protocol::message::{EndReason, Role};
+use cohort_protocol::token::{mint, Claims};
 use cohort_sim::Ruleset;
-use std::sync::Arc;
-
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpListener};
+use sdk::game_server::{ObjectMeta, Status as GsStatus};
+use sdk::GameServer;
+use std::io::{BufRead, BufReader};
+use std::pin::Pin;
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use tokio::sync::{mpsc, watch};
+use tokio_stream::{Stream, StreamExt};
+use tonic::{Request, Response, Status, Streaming};
 
 /// The most time any step of these tests may take before it is given up.
 const STEP_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// A stand-in sidecar: answers every request `200 OK` and sends its request line (with the
-/// body, which Agones' REST gateway wants as JSON) down the channel.
-fn fake_sidecar() -> (SocketAddr, mpsc::Receiver<String>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { return };
-            let mut request = Vec::new();
-            let mut buf = [0u8; 512];
-            // The head, then the 2-byte body `{}`.
-            while !(request.windows(4).any(|w| w == b"\r\n\r\n") && request.ends_with(b"{}")) {
-                match stream.read(&mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => request.extend_from_slice(&buf[..n]),
-                }
+const SECRET: &str = "agones-test-secret";
+
+/// What the stand-in sidecar was told, in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Call {
+    Ready,
+    Health,
+    Shutdown,
+    Annotate(String, String),
+    ListAdd(String, String),
+    ListRemove(String, String),
+}
+
+/// The sidecar's side: the GameServer it keeps, and who to tell each call.
+#[derive(Clone)]
+struct Sidecar {
+    game_server: Arc<watch::Sender<GameServer>>,
+    calls: mpsc::UnboundedSender<Call>,
+    lists: Arc<Mutex<std::collections::BTreeMap<String, Vec<String>>>>,
+}
+
+impl Sidecar {
+    fn update(&self, f: impl FnOnce(&mut GameServer)) {
+        self.game_server.send_modify(f);
+    }
+
+    fn annotations(&self) -> std::collections::HashMap<String, String> {
+        self.game_server
+            .borrow()
+            .object_meta
+            .as_ref()
+            .map(|m| m.annotations.clone())
+            .unwrap_or_default()
+    }
+
+    /// What Agones does on a GameServerAllocation with metadata annotations.
+    fn allocate(&self, annotations: &[(&str, &str)]) {
+        self.update(|gs| {
+            let meta = gs.object_meta.get_or_insert_with(Default::default);
+            for (k, v) in annotations {
+                meta.annotations.insert(k.to_string(), v.to_string());
             }
-            if !request.windows(4).any(|w| w == b"\r\n\r\n") {
-                continue; // A call cut short (a health ping stopped by shutdown): not a call.
-            }
-            let text = String::from_utf8_lossy(&request).to_string();
-            let line = text.lines().next().unwrap_or_default().to_string();
-            let body = text.split("\r\n\r\n").nth(1).unwrap_or_default();
-            let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}");
-            if tx.send(format!("{line} {body}")).is_err() {
-                return;
-            }
+            gs.status.get_or_insert_with(Default::default).state = "Allocated".into();
+        });
+    }
+}
+
+type GsStream = Pin<Box<dyn Stream<Item = Result<GameServer, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl sdk::sdk_server::Sdk for Sidecar {
+    async fn ready(&self, _: Request<sdk::Empty>) -> Result<Response<sdk::Empty>, Status> {
+        self.update(|gs| gs.status.get_or_insert_with(Default::default).state = "Ready".into());
+        let _ = self.calls.send(Call::Ready);
+        Ok(Response::new(sdk::Empty {}))
+    }
+
+    async fn allocate(&self, _: Request<sdk::Empty>) -> Result<Response<sdk::Empty>, Status> {
+        Err(Status::unimplemented("not used by cohort-server"))
+    }
+
+    async fn shutdown(&self, _: Request<sdk::Empty>) -> Result<Response<sdk::Empty>, Status> {
+        self.update(|gs| gs.status.get_or_insert_with(Default::default).state = "Shutdown".into());
+        let _ = self.calls.send(Call::Shutdown);
+        Ok(Response::new(sdk::Empty {}))
+    }
+
+    async fn health(
+        &self,
+        request: Request<Streaming<sdk::Empty>>,
+    ) -> Result<Response<sdk::Empty>, Status> {
+        let mut pings = request.into_inner();
+        while let Some(Ok(_)) = pings.next().await {
+            let _ = self.calls.send(Call::Health);
         }
+        Ok(Response::new(sdk::Empty {}))
+    }
+
+    async fn get_game_server(
+        &self,
+        _: Request<sdk::Empty>,
+    ) -> Result<Response<GameServer>, Status> {
+        Ok(Response::new(self.game_server.borrow().clone()))
+    }
+
+    type WatchGameServerStream = GsStream;
+
+    async fn watch_game_server(
+        &self,
+        _: Request<sdk::Empty>,
+    ) -> Result<Response<GsStream>, Status> {
+        let updates = tokio_stream::wrappers::WatchStream::new(self.game_server.subscribe());
+        Ok(Response::new(Box::pin(updates.map(Ok))))
+    }
+
+    async fn set_label(&self, _: Request<sdk::KeyValue>) -> Result<Response<sdk::Empty>, Status> {
+        Err(Status::unimplemented("not used by cohort-server"))
+    }
+
+    async fn set_annotation(
+        &self,
+        request: Request<sdk::KeyValue>,
+    ) -> Result<Response<sdk::Empty>, Status> {
+        let kv = request.into_inner();
+        // As Agones does: SDK annotations are prefixed.
+        let key = format!("agones.dev/sdk-{}", kv.key);
+        self.update(|gs| {
+            gs.object_meta
+                .get_or_insert_with(Default::default)
+                .annotations
+                .insert(key, kv.value.clone());
+        });
+        let _ = self.calls.send(Call::Annotate(kv.key, kv.value));
+        Ok(Response::new(sdk::Empty {}))
+    }
+
+    async fn reserve(&self, _: Request<sdk::Duration>) -> Result<Response<sdk::Empty>, Status> {
+        Err(Status::unimplemented("not used by cohort-server"))
+    }
+}
+
+#[tonic::async_trait]
+impl beta::sdk_server::Sdk for Sidecar {
+    async fn get_counter(
+        &self,
+        _: Request<beta::GetCounterRequest>,
+    ) -> Result<Response<beta::Counter>, Status> {
+        Err(Status::unimplemented("not used by cohort-server"))
+    }
+
+    async fn update_counter(
+        &self,
+        _: Request<beta::UpdateCounterRequest>,
+    ) -> Result<Response<beta::Counter>, Status> {
+        Err(Status::unimplemented("not used by cohort-server"))
+    }
+
+    async fn get_list(
+        &self,
+        request: Request<beta::GetListRequest>,
+    ) -> Result<Response<beta::List>, Status> {
+        let name = request.into_inner().name;
+        let values = self.lists.lock().unwrap().get(&name).cloned();
+        let values = values.ok_or_else(|| Status::not_found(name.clone()))?;
+        Ok(Response::new(beta::List {
+            name,
+            capacity: 16,
+            values,
+        }))
+    }
+
+    async fn update_list(
+        &self,
+        _: Request<beta::UpdateListRequest>,
+    ) -> Result<Response<beta::List>, Status> {
+        Err(Status::unimplemented("not used by cohort-server"))
+    }
+
+    async fn add_list_value(
+        &self,
+        request: Request<beta::AddListValueRequest>,
+    ) -> Result<Response<beta::List>, Status> {
+        let r = request.into_inner();
+        let mut lists = self.lists.lock().unwrap();
+        // As Agones does: only a list the fleet declared, and no value twice.
+        let list = lists
+            .get_mut(&r.name)
+            .ok_or_else(|| Status::not_found(r.name.clone()))?;
+        if list.contains(&r.value) {
+            return Err(Status::already_exists(r.value));
+        }
+        list.push(r.value.clone());
+        let _ = self.calls.send(Call::ListAdd(r.name.clone(), r.value));
+        Ok(Response::new(beta::List {
+            name: r.name,
+            capacity: 16,
+            values: list.clone(),
+        }))
+    }
+
+    async fn remove_list_value(
+        &self,
+        request: Request<beta::RemoveListValueRequest>,
+    ) -> Result<Response<beta::List>, Status> {
+        let r = request.into_inner();
+        let mut lists = self.lists.lock().unwrap();
+        let list = lists
+            .get_mut(&r.name)
+            .ok_or_else(|| Status::not_found(r.name.clone()))?;
+        let Some(at) = list.iter().position(|v| *v == r.value) else {
+            return Err(Status::not_found(r.value));
+        };
+        list.remove(at);
+        let _ = self.calls.send(Call::ListRemove(r.name.clone(), r.value));
+        Ok(Response::new(beta::List {
+            name: r.name,
+            capacity: 16,
+            values: list.clone(),
+        }))
+    }
+}
+
+/// Starts the stand-in on 127.0.0.1; its port and the calls it is told.
+async fn sidecar() -> (u16, Sidecar, mpsc::UnboundedReceiver<Call>) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (calls, rx) = mpsc::unbounded_channel();
+    let gs = GameServer {
+        object_meta: Some(ObjectMeta {
+            name: "cohort-fleet-abcde".into(),
+            ..Default::default()
+        }),
+        spec: None,
+        status: Some(GsStatus {
+            state: "Scheduled".into(),
+            ..Default::default()
+        }),
+    };
+    let side = Sidecar {
+        game_server: Arc::new(watch::channel(gs).0),
+        calls,
+        lists: Arc::new(Mutex::new([("players".to_string(), Vec::new())].into())),
+    };
+    let serving = side.clone();
+    tokio::spawn(async move {
+        tonic::transport::Server::builder()
+            .add_service(sdk::sdk_server::SdkServer::new(serving.clone()))
+            .add_service(beta::sdk_server::SdkServer::new(serving))
+            .serve_with_incoming(tokio_stream::wrappers::TcpListenerStream::new(listener))
+            .await
     });
-    (addr, rx)
+    (port, side, rx)
 }
 
 struct Server {
     child: Child,
-    /// The UDP address and certificate fingerprint it printed.
     addr: String,
-    fingerprint: [u8; 32],
-    /// Its replay and report directories' parent, removed at the end.
+    fingerprint: String,
     dir: std::path::PathBuf,
-    /// What the server logs, line by line.
-    logs: mpsc::Receiver<String>,
+    logs: std::sync::mpsc::Receiver<String>,
 }
 
 impl Drop for Server {
@@ -73,18 +287,19 @@ impl Drop for Server {
     }
 }
 
-/// Starts the real binary with `env` set; returns once it prints where it listens.
-fn start_server(name: &str, env: &[(&str, String)], extra: &[&str]) -> Server {
+/// Starts the real binary; returns once it prints where it listens.
+fn start_server(name: &str, extra: &[&str]) -> Server {
     let dir = std::env::temp_dir().join(format!("cohort-agones-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let mut child = Command::new(env!("CARGO_BIN_EXE_cohort-server"))
-        .args(["--listen", "127.0.0.1:0", "--secret", "test-secret"])
+        .args(["--listen", "127.0.0.1:0", "--secret", SECRET])
         .arg("--replay-dir")
         .arg(dir.join("replays"))
         .arg("--report-dir")
         .arg(dir.join("reports"))
         .args(extra)
-        .envs(env.iter().map(|(k, v)| (k, v)))
+        .env_remove("AGONES_SDK_GRPC_PORT")
+        .env_remove("AGONES_SDK_HTTP_PORT")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -94,9 +309,9 @@ fn start_server(name: &str, env: &[(&str, String)], extra: &[&str]) -> Server {
     assert!(first.starts_with("cohort-server listening"), "{first}");
     let addr = first.split_whitespace().nth(4).unwrap().to_string();
     let second = lines.next().unwrap().unwrap();
-    let fingerprint = parse_fingerprint(second.rsplit(' ').next().unwrap()).unwrap();
+    let fingerprint = second.rsplit(' ').next().unwrap().to_string();
     std::thread::spawn(move || for _ in lines {});
-    let (tx, logs) = mpsc::channel();
+    let (tx, logs) = std::sync::mpsc::channel();
     let stderr = BufReader::new(child.stderr.take().unwrap());
     std::thread::spawn(move || {
         for line in stderr.lines().map_while(Result::ok) {
@@ -127,94 +342,90 @@ impl Server {
             }
         }
     }
-}
 
-/// Waits for the server to exit by itself.
-fn exits(server: &mut Server) -> std::process::ExitStatus {
-    let deadline = std::time::Instant::now() + STEP_TIMEOUT;
-    loop {
-        if let Some(status) = server.child.try_wait().unwrap() {
-            return status;
+    /// Waits for it to exit by itself.
+    fn exits(&mut self) -> std::process::ExitStatus {
+        let deadline = std::time::Instant::now() + STEP_TIMEOUT;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(std::time::Instant::now() < deadline, "the server exits");
+            std::thread::sleep(Duration::from_millis(50));
         }
-        assert!(std::time::Instant::now() < deadline, "the server exits");
-        std::thread::sleep(Duration::from_millis(50));
     }
 }
 
-fn sigterm(server: &mut Server) -> std::process::ExitStatus {
-    let pid = server.child.id().to_string();
-    Command::new("kill").args(["-TERM", &pid]).status().unwrap();
-    exits(server)
-}
-
-#[test]
-fn under_agones_the_server_says_ready_then_health_then_shutdown() {
-    let (sidecar, calls) = fake_sidecar();
-    let mut server = start_server(
-        "lifecycle",
-        &[("AGONES_SDK_HTTP_PORT", sidecar.port().to_string())],
-        &[],
-    );
-    let next = || {
-        calls
-            .recv_timeout(STEP_TIMEOUT)
-            .expect("a call to the sidecar")
-    };
-    assert_eq!(next(), "POST /ready HTTP/1.1 {}");
-    // Health pings from then on (the first at once, then every HEALTH_INTERVAL).
-    assert_eq!(next(), "POST /health HTTP/1.1 {}");
-    assert!(sigterm(&mut server).success());
-    // Whatever pings were on their way, then /shutdown, and nothing after it.
-    let mut rest = Vec::new();
-    while rest
-        .last()
-        .is_none_or(|c| c != "POST /shutdown HTTP/1.1 {}")
-    {
-        rest.push(next());
+/// The next call that is not a health ping.
+async fn next_call(calls: &mut mpsc::UnboundedReceiver<Call>) -> Call {
+    loop {
+        let c = tokio::time::timeout(STEP_TIMEOUT, calls.recv())
+            .await
+            .expect("a call to the sidecar in time")
+            .expect("the sidecar runs");
+        if c != Call::Health {
+            return c;
+        }
     }
-    rest.pop();
-    assert!(
-        rest.iter().all(|c| c == "POST /health HTTP/1.1 {}"),
-        "{rest:?}"
-    );
-    assert!(calls.try_recv().is_err(), "nothing after /shutdown");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn when_its_matches_end_the_server_says_shutdown_on_its_way_out() {
-    let (sidecar, calls) = fake_sidecar();
-    let dir = std::env::temp_dir().join(format!("cohort-agones-tokens-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let tokens_file = dir.join("tokens.json");
-    let mut server = start_server(
-        "end",
-        &[("AGONES_SDK_HTTP_PORT", sidecar.port().to_string())],
-        &[
-            "--turn-ticks",
-            "2",
-            "--max-turns",
-            "10",
-            "--tokens-file",
-            tokens_file.to_str().unwrap(),
-        ],
+async fn an_allocated_server_hosts_the_annotated_match_tracks_its_players_and_shuts_down() {
+    let (port, side, mut calls) = sidecar().await;
+    let server = start_server("flow", &["--agones-port", &port.to_string()]);
+    // The fingerprint is published before Ready (so it is in the allocation's answer).
+    assert_eq!(
+        next_call(&mut calls).await,
+        Call::Annotate("cohort-fingerprint".into(), server.fingerprint.clone())
     );
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&tokens_file).unwrap()).unwrap();
+    assert_eq!(next_call(&mut calls).await, Call::Ready);
+    let health = tokio::time::timeout(STEP_TIMEOUT, async {
+        while calls.recv().await != Some(Call::Health) {}
+    });
+    health.await.expect("health pings");
+    // An allocation whose match is wrong is refused and says why.
+    side.allocate(&[("cohort.dev/match", r#"{"id":"bad","players":1}"#)]);
+    match next_call(&mut calls).await {
+        Call::Annotate(k, v) => {
+            assert_eq!(k, "cohort-error");
+            assert!(v.contains("players"), "{v}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // The matchmaker's allocation: the match to host, in an annotation.
+    side.allocate(&[(
+        "cohort.dev/match",
+        r#"{"id":"fleet-1","players":2,"turn_ticks":2,"max_turns":30}"#,
+    )]);
+    assert_eq!(
+        next_call(&mut calls).await,
+        Call::Annotate("cohort-match-id".into(), "fleet-1".into())
+    );
+    // The matchmaker hands the players the address, the published fingerprint and tokens.
+    let published = side.annotations()["agones.dev/sdk-cohort-fingerprint"].clone();
     let connect = Connect {
         server: server.addr.clone(),
-        auth: ServerAuth::Fingerprint(server.fingerprint),
+        auth: ServerAuth::Fingerprint(parse_fingerprint(&published).unwrap()),
         server_name: "localhost".into(),
     };
-    let bots: Vec<_> = (0..2)
+    let bots: Vec<_> = (0..2u8)
         .map(|p| {
+            let token = mint(
+                SECRET.as_bytes(),
+                &Claims {
+                    match_id: "fleet-1".into(),
+                    role: Role::Player(p),
+                    expires: cohort_server::driver::unix_now() + 600,
+                },
+            );
             let plan = BotPlan {
                 options: ClientOptions {
-                    token: json["matches"][0]["players"][p].as_str().unwrap().into(),
+                    token,
                     name: format!("bot{p}"),
                     simulate: true,
                     perturb_at_turn: None,
                 },
-                brain: Box::new(RandomBrain::new(p as u64)),
+                brain: Box::new(RandomBrain::new(u64::from(p))),
                 turns: None,
                 keep_hashes: false,
             };
@@ -224,55 +435,55 @@ async fn when_its_matches_end_the_server_says_shutdown_on_its_way_out() {
             })
         })
         .collect();
+    let mut added = vec![next_call(&mut calls).await, next_call(&mut calls).await];
+    added.sort_by_key(|c| format!("{c:?}"));
+    assert_eq!(
+        added,
+        vec![
+            Call::ListAdd("players".into(), "fleet-1/0".into()),
+            Call::ListAdd("players".into(), "fleet-1/1".into()),
+        ]
+    );
     for b in bots {
         let o = tokio::time::timeout(STEP_TIMEOUT, b)
             .await
             .expect("the bot finishes")
             .unwrap();
         assert_eq!(o.error, None);
-        assert_eq!(o.tally.turns_run, 10);
+        assert_eq!(o.ended.map(|e| e.reason), Some(EndReason::TurnLimit));
+        assert_eq!(o.tally.turns_run, 30);
     }
+    let mut removed = vec![next_call(&mut calls).await, next_call(&mut calls).await];
+    removed.sort_by_key(|c| format!("{c:?}"));
+    assert_eq!(
+        removed,
+        vec![
+            Call::ListRemove("players".into(), "fleet-1/0".into()),
+            Call::ListRemove("players".into(), "fleet-1/1".into()),
+        ]
+    );
+    assert_eq!(next_call(&mut calls).await, Call::Shutdown);
     let status = tokio::task::spawn_blocking(move || {
-        let status = exits(&mut server);
-        let mut seen = Vec::new();
-        while seen
-            .last()
-            .is_none_or(|c| c != "POST /shutdown HTTP/1.1 {}")
-        {
-            seen.push(calls.recv_timeout(STEP_TIMEOUT).expect("a call"));
-        }
-        (status, seen)
+        let mut server = server;
+        server.exits()
     })
     .await
     .unwrap();
-    let (status, seen) = status;
     assert!(status.success());
-    assert_eq!(
-        seen.first().map(String::as_str),
-        Some("POST /ready HTTP/1.1 {}")
-    );
-    let middle = &seen[1..seen.len() - 1];
-    assert!(
-        middle.iter().all(|c| c == "POST /health HTTP/1.1 {}"),
-        "{seen:?}"
-    );
-    let _ = std::fs::remove_dir_all(&dir);
+    assert!(side.lists.lock().unwrap()["players"].is_empty());
 }
 
 #[test]
 fn without_a_sidecar_the_server_runs_and_shuts_down_all_the_same() {
     // A port just freed: nothing listens there.
-    let port = TcpListener::bind("127.0.0.1:0")
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
         .unwrap()
         .port();
-    let mut server = start_server(
-        "absent",
-        &[],
-        &["--agones", "--agones-port", &port.to_string()],
-    );
-    server.logged("Agones sidecar not answering /ready yet");
-    assert!(sigterm(&mut server).success());
-    server.logged("Agones shutdown call failed");
+    let mut server = start_server("absent", &["--agones", "--agones-port", &port.to_string()]);
+    let pid = server.child.id().to_string();
+    Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+    assert!(server.exits().success());
+    server.logged("Agones shutdown not said: the sidecar was never reached");
 }

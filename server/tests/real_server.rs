@@ -218,6 +218,11 @@ fn the_replay(dir: &Path) -> PathBuf {
 /// Re-simulates a replay and checks every record's hash; returns the hashes.
 fn resimulate(path: &Path) -> Vec<StateHash> {
     let replay = read_replay(&std::fs::read(path).unwrap()).unwrap();
+    assert!(
+        !matches!(replay.tail, cohort_protocol::replay::Tail::Damaged { .. }),
+        "a killed server leaves a cut, never damage: {}",
+        replay.tail
+    );
     let rules = Arc::new(Ruleset::default_rules());
     let mut world = replay.header.config.world(rules).unwrap();
     replay

@@ -32,6 +32,10 @@ pub const TEST_LIMIT: Duration = Duration::from_secs(240);
 pub struct TestServer {
     pub addr: String,
     pub fingerprint: String,
+    /// The `--metrics` HTTP address, when asked for.
+    pub metrics: Option<std::net::SocketAddr>,
+    /// The `--admin` HTTP address, when asked for.
+    pub admin: Option<std::net::SocketAddr>,
     pub dir: PathBuf,
     shutdown: watch::Sender<bool>,
     handle: JoinHandle<Result<ServerSummary>>,
@@ -83,18 +87,21 @@ impl TestServer {
                 rx,
                 |s| {
                     if let Some(t) = started_tx.take() {
-                        let _ = t.send((s.local_addr, s.fingerprint.clone()));
+                        let _ = t.send((s.local_addr, s.fingerprint.clone(), s.metrics, s.admin));
                     }
                 },
             )
             .await
         });
-        let (addr, fingerprint) = tokio::time::timeout(Duration::from_secs(20), started_rx)
-            .await
-            .context("the server did not start")??;
+        let (addr, fingerprint, metrics, admin) =
+            tokio::time::timeout(Duration::from_secs(20), started_rx)
+                .await
+                .context("the server did not start")??;
         Ok(TestServer {
             addr: addr.to_string(),
             fingerprint,
+            metrics,
+            admin,
             dir,
             shutdown: tx,
             handle,

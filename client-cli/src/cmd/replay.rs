@@ -3,7 +3,9 @@
 use super::ruleset::RulesetArgs;
 use anyhow::{Context, Result};
 use cohort_client::verify::{narration, narrow_report, verify_replay, Narrowing, Verdict};
-use cohort_protocol::replay::{read_replay, REPLAY_MAGIC};
+use cohort_protocol::file::{read_at_most, read_limited};
+use cohort_protocol::limits::{REPLAY_FILE, REPORT_FILE};
+use cohort_protocol::replay::{read_replay, Tail, REPLAY_MAGIC};
 use cohort_protocol::report::{read_report, REPORT_MAGIC};
 use cohort_sim::Ruleset;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -14,12 +16,14 @@ use std::process::ExitCode;
 ///
 /// A replay (written by cohort-server, one record per turn) is run from its match
 /// configuration; after every turn the state's hash must equal the server's recorded one.
-/// A replay cut short (a killed server) is checked up to its last whole record.
+/// A replay cut short (a killed server) is checked up to its last whole record, with a note; a
+/// replay damaged after it was written (a record whose bytes are all there but wrong, or whole
+/// records after a bad one) is refused, naming the record's turn and byte offset.
 /// A desync report is run through its failing turn, then narrowed: the ticks, the part of the
 /// state, the entity and the field where the diverging client's state differs from the server's.
 ///
 /// Exit status: 0 if every recorded hash verifies; 1 if one differs (the first differing turn is
-/// named) — always the case for a desync report; 2 if the file cannot be read.
+/// named) — always the case for a desync report; 2 if the file cannot be read or is damaged.
 #[derive(clap::Args)]
 pub struct Args {
     /// A replay (`.cohort-replay`, starts with COHORTRP) or a desync report (`.cohort-desync`,
@@ -33,11 +37,20 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let bytes = std::fs::read(&args.file)
-        .with_context(|| format!("cannot read {}", args.file.display()))?;
+    // Which kind of file, by its magic; then the whole file within that kind's limit.
+    let magic = read_at_most(&args.file, REPORT_MAGIC.len())?;
+    let is_report = magic == REPORT_MAGIC;
+    if !is_report && magic != REPLAY_MAGIC {
+        anyhow::bail!(
+            "{} is neither a replay (COHORTRP) nor a desync report (COHORTDR)",
+            args.file.display()
+        );
+    }
+    let limit = if is_report { REPORT_FILE } else { REPLAY_FILE };
+    let bytes = read_limited(&args.file, limit)?;
     let rules = args.ruleset.load()?;
     let name = args.file.display().to_string();
-    if bytes.starts_with(&REPORT_MAGIC) {
+    if is_report {
         let report = read_report(&bytes).with_context(|| format!("{name} is unreadable"))?;
         check_ruleset(&report.header.config.ruleset_hash, &rules)?;
         let bar = progress(args.quiet, report.turn + 1);
@@ -47,10 +60,15 @@ pub fn run(args: Args) -> Result<ExitCode> {
         print_narrowing(&n);
         return Ok(ExitCode::from(1));
     }
-    if !bytes.starts_with(&REPLAY_MAGIC) {
-        anyhow::bail!("{name} is neither a replay (COHORTRP) nor a desync report (COHORTDR)");
-    }
     let replay = read_replay(&bytes).with_context(|| format!("{name} is unreadable"))?;
+    if let Tail::Damaged { .. } = replay.tail {
+        anyhow::bail!(
+            "{name} is damaged: {}; the {} records before it are whole (not re-simulated: \
+             the file was damaged after it was written, not cut short by a killed server)",
+            replay.tail,
+            replay.records.len()
+        );
+    }
     check_ruleset(&replay.header.config.ruleset_hash, &rules)?;
     let bar = progress(args.quiet, replay.records.len() as u64);
     let verdict = verify_replay(&replay, rules, |done| bar.set_position(done))
@@ -63,10 +81,11 @@ pub fn run(args: Args) -> Result<ExitCode> {
         replay.header.config.turn_ticks,
         replay.records.len()
     );
-    if replay.ignored_bytes > 0 {
+    if let Tail::CutShort { .. } = replay.tail {
         println!(
-            "{} bytes after the last whole record were ignored (a record cut short)",
-            replay.ignored_bytes
+            "note: {}; the {} whole turns before it are checked",
+            replay.tail,
+            replay.records.len()
         );
     }
     Ok(match verdict {

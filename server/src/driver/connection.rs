@@ -2,13 +2,12 @@
 //! frames go to its match as messages, and the match's frames come back through its outbox.
 //! Bad input closes this connection only.
 
-use super::{Host, MatchInput, Outgoing};
+use super::{Host, Lookup, MatchInput, Outgoing};
 use crate::admit::admit;
 use crate::lockstep::PeerId;
 use cohort_protocol::close;
 use cohort_protocol::codec::{decode_message, encode_frame, frame_length, CodecError};
 use cohort_protocol::message::{ClientMessage, ErrorCode, ServerMessage};
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -48,12 +47,14 @@ async fn read_frame(recv: &mut quinn::RecvStream) -> Result<Vec<u8>, ReadError> 
 
 /// Sends one error frame on a stream and closes the connection.
 async fn refuse(
+    host: &Host,
     conn: &quinn::Connection,
     mut send: quinn::SendStream,
     code: ErrorCode,
     text: String,
 ) {
     tracing::info!(remote = %conn.remote_address(), ?code, %text, "refused at the door");
+    host.metrics.refused(code);
     if let Ok(frame) = encode_frame(&ServerMessage::error(code, text)) {
         let _ = send.write_all(&frame).await;
     }
@@ -88,23 +89,28 @@ pub async fn run(incoming: quinn::Incoming, host: Arc<Host>, peer: PeerId) {
     let first = match tokio::time::timeout(HELLO_TIMEOUT, read_frame(&mut recv)).await {
         Ok(Ok(p)) => p,
         Ok(Err(ReadError::Codec(e))) => {
-            return refuse(&conn, send, ErrorCode::FrameTooLarge, e.to_string()).await
+            return refuse(&host, &conn, send, ErrorCode::FrameTooLarge, e.to_string()).await
         }
         _ => {
             conn.close(close::NO_HELLO.code.into(), close::NO_HELLO.reason_bytes());
             return;
         }
     };
-    host.stats
-        .bytes_in
-        .fetch_add(first.len() as u64 + 4, Ordering::Relaxed);
+    host.metrics.bytes_in.inc_by(first.len() as u64 + 4);
     let (hello, claims) = match admit(&first, &host.secret, super::unix_now()) {
         Ok(ok) => ok,
-        Err(r) => return refuse(&conn, send, r.code, r.text).await,
+        Err(r) => return refuse(&host, &conn, send, r.code, r.text).await,
     };
-    let Some(match_tx) = host.matches.get(&claims.match_id).cloned() else {
-        let text = format!("this server hosts no match `{}`", claims.match_id);
-        return refuse(&conn, send, ErrorCode::UnknownMatch, text).await;
+    let match_tx = match host.matches.lookup(&claims.match_id) {
+        Lookup::Live(tx) => tx,
+        Lookup::Ended => {
+            let text = format!("the match `{}` is over", claims.match_id);
+            return refuse(&host, &conn, send, ErrorCode::MatchOver, text).await;
+        }
+        Lookup::Unknown => {
+            let text = format!("this server hosts no match `{}`", claims.match_id);
+            return refuse(&host, &conn, send, ErrorCode::UnknownMatch, text).await;
+        }
     };
     let (out_tx, out_rx) = mpsc::channel(OUTBOX_FRAMES);
     let writer = tokio::spawn(write_loop(conn.clone(), send, out_rx, host.clone()));
@@ -115,6 +121,7 @@ pub async fn run(incoming: quinn::Incoming, host: Arc<Host>, peer: PeerId) {
         out: out_tx.clone(),
     };
     if match_tx.send(join).await.is_err() {
+        host.metrics.refused(ErrorCode::MatchOver);
         let _ = out_tx.try_send(Outgoing::frame(&ServerMessage::error(
             ErrorCode::MatchOver,
             "the match is over",
@@ -133,9 +140,7 @@ pub async fn run(incoming: quinn::Incoming, host: Arc<Host>, peer: PeerId) {
                 break;
             }
         };
-        host.stats
-            .bytes_in
-            .fetch_add(payload.len() as u64 + 4, Ordering::Relaxed);
+        host.metrics.bytes_in.inc_by(payload.len() as u64 + 4);
         match decode_message::<ClientMessage>(&payload) {
             Ok(message) => {
                 if match_tx
@@ -177,19 +182,18 @@ async fn write_loop(
                 if send.write_all(&bytes).await.is_err() {
                     break;
                 }
-                host.stats
-                    .bytes_out
-                    .fetch_add(bytes.len() as u64, Ordering::Relaxed);
+                host.metrics.bytes_out.inc_by(bytes.len() as u64);
             }
             Outgoing::Bundle(bytes, due) => {
                 if send.write_all(&bytes).await.is_err() {
                     break;
                 }
                 let late = std::time::Instant::now().saturating_duration_since(due);
-                host.stats.send_lateness.record(late);
-                host.stats
-                    .bytes_out
-                    .fetch_add(bytes.len() as u64, Ordering::Relaxed);
+                host.send_lateness.record(late);
+                host.metrics
+                    .send_jitter
+                    .observe(super::metrics::seconds(late));
+                host.metrics.bytes_out.inc_by(bytes.len() as u64);
             }
             Outgoing::Close => break,
         }

@@ -1,18 +1,87 @@
-//! One match's task: feeds its `Match` inputs and timeouts, carries out its actions.
+//! One match's task: feeds its `Match` inputs and timeouts, carries out its actions, keeps
+//! its view and metrics current, and hands its summary on when it ends.
 
-use super::{Clock, Host, MatchInput, Outgoing, SimPool};
-use crate::lockstep::{Action, Event, Match, PeerId};
+use super::view::{reason_name, EndSummary, MatchView};
+use super::{metrics, Clock, Host, MatchInput, Outgoing, PlayerChange, SimPool};
+use crate::lockstep::{Action, Event, Match, Observed, PeerId};
 use cohort_protocol::message::EndReason;
 use cohort_protocol::replay::ReplayWriter;
 use cohort_protocol::report::encode_report;
+use cohort_sim::Ruleset;
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::fs::File;
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
+
+/// What a match's task needs besides its match: shared by every match of the process.
+pub(crate) struct Kit {
+    pub rules: Arc<Ruleset>,
+    files: Files,
+    sims: SimPool,
+    clock: Clock,
+    shutdown: watch::Receiver<bool>,
+    pub max_matches: usize,
+    pub token_ttl_secs: u64,
+    /// The match tasks; and, for `--stats-file`, the summaries of those already joined.
+    tasks: std::sync::Mutex<(tokio::task::JoinSet<MatchSummary>, VecDeque<MatchSummary>)>,
+}
+
+/// Summaries of ended matches kept for `--stats-file` on a long-running server.
+pub const SUMMARIES_KEPT: usize = 1024;
+
+impl Kit {
+    pub fn new(
+        rules: Arc<Ruleset>,
+        files: Files,
+        shutdown: watch::Receiver<bool>,
+        max_matches: usize,
+        token_ttl_secs: u64,
+    ) -> Kit {
+        Kit {
+            rules,
+            files,
+            sims: SimPool::per_core(),
+            clock: Clock::start(),
+            shutdown,
+            max_matches,
+            token_ttl_secs,
+            tasks: Default::default(),
+        }
+    }
+
+    pub fn spawn(&self, task: impl std::future::Future<Output = MatchSummary> + Send + 'static) {
+        let mut tasks = self.tasks.lock().unwrap_or_else(|e| e.into_inner());
+        let (set, done) = &mut *tasks;
+        while let Some(finished) = set.try_join_next() {
+            if let Ok(summary) = finished {
+                if done.len() == SUMMARIES_KEPT {
+                    done.pop_front();
+                }
+                done.push_back(summary);
+            }
+        }
+        set.spawn(task);
+    }
+
+    /// Waits for every match task (they end on shutdown); their summaries, oldest first.
+    pub async fn finish(&self) -> Vec<MatchSummary> {
+        let (mut set, done) = {
+            let mut tasks = self.tasks.lock().unwrap_or_else(|e| e.into_inner());
+            std::mem::take(&mut *tasks)
+        };
+        let mut all: Vec<MatchSummary> = done.into();
+        while let Some(finished) = set.join_next().await {
+            if let Ok(summary) = finished {
+                all.push(summary);
+            }
+        }
+        all
+    }
+}
 
 /// Where a match's files go.
 #[derive(Clone, Debug)]
@@ -55,6 +124,8 @@ struct Driver {
     /// Peers whose outbox was full or gone: told to the match as disconnected.
     gone: Vec<PeerId>,
     host: Arc<Host>,
+    told: Told,
+    match_id: String,
 }
 
 impl Driver {
@@ -104,7 +175,7 @@ impl Driver {
                     }
                 }
                 Action::ReplayRecord(record) => {
-                    self.host.stats.turns.fetch_add(1, Ordering::Relaxed);
+                    self.host.metrics.turns.inc();
                     if let Some(w) = &mut self.replay {
                         if let Err(e) = w.append(&record) {
                             tracing::error!(match_id = %m.id(), turn = record.bundle.turn, error = %e, "replay write failed; replay stopped");
@@ -113,7 +184,7 @@ impl Driver {
                     }
                 }
                 Action::Report(report) => {
-                    self.host.stats.desyncs.fetch_add(1, Ordering::Relaxed);
+                    self.host.metrics.reports.inc();
                     let name = format!(
                         "{}-turn{}-{}.cohort-desync",
                         m.id(),
@@ -140,33 +211,162 @@ impl Driver {
     }
 }
 
+/// What a view depends on: phase, paused, open turn, connections, desyncs, drops, rejoins.
+type ViewKey = (
+    crate::lockstep::Phase,
+    bool,
+    u64,
+    (usize, usize),
+    u64,
+    u64,
+    u64,
+);
+
+/// What the view and the metrics were last told, to tell only changes.
+#[derive(Default)]
+struct Told {
+    key: Option<ViewKey>,
+    desyncs: u64,
+    dropped: u64,
+    rejoins: u64,
+    /// Which slots were connected.
+    connected: Vec<bool>,
+}
+
+impl Driver {
+    /// After each step: the match's observations to the metrics, and its view, figures and
+    /// connected players where they changed.
+    fn refresh(&mut self, m: &mut Match, view: &watch::Sender<MatchView>, created_at: u64) {
+        let metrics = &self.host.metrics;
+        while let Some(o) = m.poll_observed() {
+            match o {
+                Observed::RoundTrip(rtt) => metrics.round_trip.observe(metrics::seconds(rtt)),
+                Observed::JoinRefused(code) => metrics.refused(code),
+            }
+        }
+        let s = m.stats();
+        let key = (
+            m.phase(),
+            m.is_paused(),
+            m.next_turn(),
+            m.connected(),
+            s.desyncs,
+            s.dropped,
+            s.rejoins,
+        );
+        if self.told.key == Some(key) {
+            return;
+        }
+        self.told.key = Some(key);
+        metrics.desyncs.inc_by(s.desyncs - self.told.desyncs);
+        metrics.drops.inc_by(s.dropped - self.told.dropped);
+        metrics.rejoins.inc_by(s.rejoins - self.told.rejoins);
+        (self.told.desyncs, self.told.dropped, self.told.rejoins) =
+            (s.desyncs, s.dropped, s.rejoins);
+        let now = MatchView::of(m, created_at);
+        metrics.match_figures(m.id(), now.turn, now.players_connected);
+        self.tell_players(&now);
+        view.send_replace(now);
+    }
+
+    /// Tells the Agones SDK (if any) which slots connected or left since last time.
+    fn tell_players(&mut self, now: &MatchView) {
+        let connected: Vec<bool> = now.players.iter().map(|p| p.connected).collect();
+        for (slot, &c) in connected.iter().enumerate() {
+            if self.told.connected.get(slot).copied().unwrap_or(false) != c {
+                self.host.player_change(PlayerChange {
+                    match_id: now.match_id.clone(),
+                    slot: u8::try_from(slot).unwrap_or(u8::MAX),
+                    connected: c,
+                });
+            }
+        }
+        self.told.connected = connected;
+    }
+
+    /// The match is over: its summary to its view, the metrics and the webhook.
+    fn ended(&mut self, mut last: MatchView, turns: u64, view: &watch::Sender<MatchView>) {
+        for p in &mut last.players {
+            p.connected = false;
+        }
+        last.players_connected = 0;
+        last.spectators = 0;
+        let reason = reason_name(self.end);
+        let summary = EndSummary {
+            match_id: last.match_id.clone(),
+            reason,
+            turns,
+            created_at: last.created_at,
+            ended_at: super::unix_now(),
+            players: last.players.clone(),
+            desyncs: last.desyncs,
+            replay: self.replay_path.clone(),
+            reports: self.reports.clone(),
+        };
+        self.tell_players(&last);
+        let host = &self.host;
+        host.metrics.match_gone(&last.match_id);
+        host.metrics.matches_running.dec();
+        host.metrics
+            .matches_ended
+            .get_or_create(&metrics::Reason {
+                reason: reason.to_string(),
+            })
+            .inc();
+        tracing::info!(match_id = %last.match_id, reason, turns, "match summary");
+        if let Some(w) = &host.webhook {
+            w.post(summary.clone());
+        }
+        view.send_replace(MatchView {
+            state: super::MatchState::Ended,
+            summary: Some(summary),
+            ..last
+        });
+        host.matches.ended(&self.match_id);
+    }
+}
+
+/// The server's sim over the closed turns, timed (the time goes to the metrics).
+fn simulate_timed(m: &mut (Match, Duration)) {
+    let begun = std::time::Instant::now();
+    m.0.simulate();
+    m.1 = begun.elapsed();
+}
+
 /// Runs a match until it ends.
-pub async fn run(
+pub(super) async fn run(
     mut m: Match,
     mut rx: mpsc::Receiver<MatchInput>,
-    files: Files,
     host: Arc<Host>,
-    sims: SimPool,
-    clock: Clock,
-    mut shutdown: watch::Receiver<bool>,
+    view: watch::Sender<MatchView>,
+    created_at: u64,
 ) -> MatchSummary {
+    let kit = &host.kit;
+    let mut shutdown = kit.shutdown.clone();
     let mut d = Driver {
         outs: HashMap::new(),
         replay: None,
         replay_path: None,
         reports: Vec::new(),
-        files,
+        files: kit.files.clone(),
         end: None,
         gone: Vec::new(),
         host: host.clone(),
+        told: Told::default(),
+        match_id: m.id().to_string(),
     };
     let mut shutting_down = false;
     // The alarm set on the clock thread for the match's next deadline, and that deadline.
     let mut alarm: Option<(std::time::Instant, oneshot::Receiver<()>)> = None;
+    // A shutdown already under way when the match was set up.
+    if *shutdown.borrow() {
+        m.handle(Instant::now().into_std(), Event::Shutdown);
+        d.carry_out(&mut m);
+    }
     while d.end.is_none() {
         let deadline = m.poll_timeout();
         if alarm.as_ref().map(|(at, _)| *at) != deadline {
-            alarm = deadline.map(|at| (at, clock.alarm(at)));
+            alarm = deadline.map(|at| (at, kit.clock.alarm(at)));
         }
         tokio::select! {
             input = rx.recv() => {
@@ -175,7 +375,7 @@ pub async fn run(
                     Some(MatchInput::Join { peer, role, hello, out }) => {
                         d.outs.insert(peer, out);
                         m.handle(now, Event::Join { peer, role, hello });
-                        host.stats.peers.fetch_add(1, Ordering::Relaxed);
+                        host.metrics.joins.inc();
                     }
                     Some(MatchInput::Message { peer, message }) => {
                         m.handle(now, Event::Message { peer, message })
@@ -184,6 +384,7 @@ pub async fn run(
                         d.outs.remove(&peer);
                         m.handle(now, Event::Disconnected { peer });
                     }
+                    Some(MatchInput::End) => m.handle(now, Event::End),
                     None => m.handle(now, Event::Shutdown),
                 }
             }
@@ -203,15 +404,18 @@ pub async fn run(
         // clocks and for the network.
         d.carry_out(&mut m);
         if m.has_unrun() {
-            // Only the id is kept aside (the stats grow with the match: not copied each turn).
-            let id = m.id().to_string();
-            match sims.run(m, Match::simulate).await {
-                Some(back) => m = back,
+            match kit.sims.run((m, Duration::ZERO), simulate_timed).await {
+                Some((back, took)) => {
+                    m = back;
+                    host.metrics.sim_time.observe(metrics::seconds(took));
+                }
                 None => {
-                    tracing::error!(match_id = %id, "the match's sim panicked; match abandoned");
-                    host.stats.matches_running.fetch_sub(1, Ordering::Relaxed);
+                    tracing::error!(match_id = %d.match_id, "the match's sim panicked; match abandoned");
+                    let last = view.borrow().clone();
+                    let turns = last.turn;
+                    d.ended(last, turns, &view);
                     return MatchSummary {
-                        match_id: id,
+                        match_id: d.match_id.clone(),
                         end: None,
                         replay: d.replay_path,
                         reports: d.reports,
@@ -229,8 +433,11 @@ pub async fn run(
             m.handle(Instant::now().into_std(), Event::Disconnected { peer });
             d.carry_out(&mut m);
         }
+        d.refresh(&mut m, &view, created_at);
     }
-    host.stats.matches_running.fetch_sub(1, Ordering::Relaxed);
+    d.refresh(&mut m, &view, created_at);
+    let last = view.borrow().clone();
+    d.ended(last, m.turns_run(), &view);
     let mut lateness = m.stats().close_lateness_us.clone();
     lateness.sort_unstable();
     MatchSummary {

@@ -110,6 +110,7 @@ impl Match {
             slot.joined_once = true;
             if running && slot.status != PlayerStatus::Playing {
                 slot.status = PlayerStatus::Playing;
+                self.stats.rejoins += 1;
                 self.events.push(MembershipEvent {
                     player: p,
                     change: Membership::Joined,

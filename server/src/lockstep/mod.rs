@@ -108,6 +108,9 @@ pub enum Event {
     Disconnected { peer: PeerId },
     /// The server is shutting down: finish the turn, end the match.
     Shutdown,
+    /// An operator ends the match (the admin API): finish the turn, end it with
+    /// [`EndReason::Operator`].
+    End,
 }
 
 /// What the match asks its driver to do, in order.
@@ -137,6 +140,33 @@ pub enum Action {
     Report(Box<DesyncReport>),
     /// The match is over; no more actions will come.
     Ended(EndReason),
+}
+
+/// What the match measured or refused, for the driver's metrics (never a rule: the match
+/// behaves the same whether anyone reads them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Observed {
+    /// A ping's round trip.
+    RoundTrip(Duration),
+    /// A connection asked to join and was refused (the code it was sent).
+    JoinRefused(ErrorCode),
+}
+
+/// Observations kept for the driver; past this many unread, the oldest are forgotten.
+pub const OBSERVATIONS_KEPT: usize = 1024;
+
+/// A player slot as the operator sees it ([`Match::roster`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SlotView {
+    pub slot: PlayerId,
+    pub name: String,
+    pub team: u8,
+    /// Playing, or how it left (left, resigned, dropped).
+    pub status: PlayerStatus,
+    /// Whether a connection plays it now.
+    pub connected: bool,
+    /// Whether it ever joined.
+    pub joined: bool,
 }
 
 /// Where a match is in its life.
@@ -172,6 +202,8 @@ pub struct MatchStats {
     pub desyncs: u64,
     pub reports: u64,
     pub dropped: u64,
+    /// Players who came back after being dropped.
+    pub rejoins: u64,
     /// Seats taken over by a new connection with the slot's token.
     pub taken_over: u64,
     pub refused_messages: u64,
@@ -220,6 +252,7 @@ pub struct Match {
     ping_nonce: u64,
     empty_since: Option<Instant>,
     actions: VecDeque<Action>,
+    observed: VecDeque<Observed>,
     stats: MatchStats,
     /// The time as last told.
     now: Instant,
@@ -267,6 +300,7 @@ impl Match {
             ping_nonce: 0,
             empty_since: None,
             actions: VecDeque::new(),
+            observed: VecDeque::new(),
             stats: MatchStats::default(),
             now,
             settings,
@@ -324,6 +358,42 @@ impl Match {
     /// The next action to carry out.
     pub fn poll_action(&mut self) -> Option<Action> {
         self.actions.pop_front()
+    }
+
+    /// The next observation for the metrics.
+    pub fn poll_observed(&mut self) -> Option<Observed> {
+        self.observed.pop_front()
+    }
+
+    fn observe(&mut self, o: Observed) {
+        if self.observed.len() == OBSERVATIONS_KEPT {
+            self.observed.pop_front();
+        }
+        self.observed.push_back(o);
+    }
+
+    /// Every player slot: who, how it stands, whether it is connected.
+    pub fn roster(&self) -> Vec<SlotView> {
+        self.settings
+            .config
+            .players
+            .iter()
+            .zip(&self.slots)
+            .map(|(p, s)| SlotView {
+                slot: p.slot,
+                name: p.name.clone(),
+                team: p.team,
+                status: s.status,
+                connected: s.peer.is_some() && self.phase != Phase::Ended,
+                joined: s.joined_once,
+            })
+            .collect()
+    }
+
+    /// Connections in the match: (players, spectators).
+    pub fn connected(&self) -> (usize, usize) {
+        let players = self.peers.values().filter(|p| p.player().is_some()).count();
+        (players, self.peers.len() - players)
     }
 
     fn turn_length(&self) -> Duration {
@@ -410,7 +480,7 @@ impl Match {
                     self.refuse_and_close(peer, ErrorCode::MatchOver, "the match is over");
                 }
                 Event::Message { peer, .. } => self.actions.push_back(Action::Close { peer }),
-                Event::Disconnected { .. } | Event::Shutdown => {}
+                Event::Disconnected { .. } | Event::Shutdown | Event::End => {}
             }
             return;
         }
@@ -418,7 +488,8 @@ impl Match {
             Event::Join { peer, role, hello } => self.join(peer, role, hello, now),
             Event::Message { peer, message } => self.message(peer, message, now),
             Event::Disconnected { peer } => self.disconnected(peer, now),
-            Event::Shutdown => self.shutdown(),
+            Event::Shutdown => self.finish(EndReason::ServerShutdown),
+            Event::End => self.finish(EndReason::Operator),
         }
     }
 
@@ -451,7 +522,11 @@ impl Match {
             ClientMessage::Ping(Ping { nonce }) => {
                 self.send(peer, ServerMessage::Pong(Pong { nonce }))
             }
-            ClientMessage::Pong(Pong { nonce }) => p.ponged(nonce, now),
+            ClientMessage::Pong(Pong { nonce }) => {
+                if let Some(rtt) = p.ponged(nonce, now) {
+                    self.observe(Observed::RoundTrip(rtt));
+                }
+            }
             ClientMessage::Chat { text } => self.chat(peer, text),
             ClientMessage::Pause => self.pause(peer, now),
             ClientMessage::Resume => match self.peers[&peer].player() {
@@ -503,6 +578,9 @@ impl Match {
     fn refuse_and_close(&mut self, peer: PeerId, code: ErrorCode, text: impl Into<String>) {
         let text = text.into();
         tracing::info!(match_id = %self.id(), peer, ?code, %text, "closing connection");
+        if !self.peers.contains_key(&peer) {
+            self.observe(Observed::JoinRefused(code));
+        }
         self.send(peer, ServerMessage::error(code, text));
         self.actions.push_back(Action::Close { peer });
         if self.peers.contains_key(&peer) {
@@ -594,12 +672,13 @@ impl Match {
         self.broadcast(ServerMessage::Resumed(Resumed { by }));
     }
 
-    fn shutdown(&mut self) {
+    /// Ends the match from outside (shutdown, an operator): the open turn is closed first so
+    /// its commands are played and recorded.
+    fn finish(&mut self, reason: EndReason) {
         if self.phase == Phase::Running {
-            // Finish the open turn so its commands are played and recorded.
             self.close_turn();
         }
-        self.end(EndReason::ServerShutdown);
+        self.end(reason);
     }
 
     /// Ends the match: everything closed is run and recorded, everyone is told and closed.

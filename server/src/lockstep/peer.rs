@@ -70,14 +70,13 @@ impl Peer {
         self.pings.push_back((nonce, now));
     }
 
-    /// Takes a pong's round trip into the estimate; unknown nonces are ignored.
-    pub fn ponged(&mut self, nonce: u64, now: Instant) {
-        let Some(i) = self.pings.iter().position(|(n, _)| *n == nonce) else {
-            return;
-        };
+    /// Takes a pong's round trip into the estimate and returns it; unknown nonces are ignored.
+    pub fn ponged(&mut self, nonce: u64, now: Instant) -> Option<std::time::Duration> {
+        let i = self.pings.iter().position(|(n, _)| *n == nonce)?;
         let (_, sent) = self.pings.remove(i).expect("position found");
         self.pings.drain(..i);
-        let sample = now.saturating_duration_since(sent).as_micros() as u64;
+        let round_trip = now.saturating_duration_since(sent);
+        let sample = u64::try_from(round_trip.as_micros()).unwrap_or(u64::MAX);
         match self.srtt_us {
             None => {
                 self.srtt_us = Some(sample);
@@ -88,6 +87,7 @@ impl Peer {
                 self.srtt_us = Some((7 * s + sample) / 8);
             }
         }
+        Some(round_trip)
     }
 
     /// The round trip to plan for: smoothed plus twice the variation, in milliseconds.

@@ -592,7 +592,10 @@ fn a_desync_is_caught_on_its_turn_told_to_everyone_and_reported() {
     assert_eq!((client.view.turn, client.view.hash), (2, bad.hash()));
     let (parts, ids) = r.server.differences(&client.view);
     assert_eq!(parts, vec!["units".to_string()]);
-    assert_eq!(ids, vec![bad.state.units[0].id]);
+    assert_eq!(
+        ids,
+        vec![cohort_sim::hash::Entry::Unit(bad.state.units[0].id)]
+    );
     let hashes: Vec<(u8, Option<StateHash>)> =
         r.peer_hashes.iter().map(|p| (p.player, p.hash)).collect();
     assert_eq!(hashes, vec![(0, Some(good)), (1, Some(bad.hash()))]);
@@ -976,4 +979,88 @@ fn a_match_requiring_hashes_closes_a_player_that_only_acks() {
             change: Membership::Dropped
         }]
     );
+}
+
+#[test]
+fn an_operator_ends_a_running_match_its_open_turn_played_and_everyone_told() {
+    let mut h = Harness::started(2);
+    h.turns(2);
+    let c = h.stop(0);
+    h.send(1, commands(2, vec![c.clone()]));
+    h.take(1);
+    h.event(Event::End);
+    let msgs = h.take(1);
+    let ServerMessage::TurnBundle(b) = &msgs[0] else {
+        panic!("{msgs:?}")
+    };
+    assert_eq!((b.turn, b.commands[0].command.clone()), (2, c));
+    assert_eq!(
+        msgs[1],
+        ServerMessage::MatchEnded(MatchEnded {
+            last_turn: 2,
+            reason: EndReason::Operator
+        })
+    );
+    assert_eq!(h.replay.len(), 3, "the open turn is recorded");
+    assert_eq!(h.ended, Some(EndReason::Operator));
+    assert!(h.closed.contains(&1) && h.closed.contains(&2));
+    assert!(resimulates(&h));
+    let roster = h.m.roster();
+    assert_eq!(roster.len(), 2);
+    assert!(roster
+        .iter()
+        .all(|s| s.status == PlayerStatus::Playing && s.joined && !s.connected));
+}
+
+#[test]
+fn an_operator_ends_a_match_still_in_its_lobby_without_a_turn() {
+    let mut h = Harness::new(2);
+    h.join(1, Role::Player(0));
+    h.event(Event::End);
+    assert_eq!(
+        h.take(1).last(),
+        Some(&ServerMessage::MatchEnded(MatchEnded {
+            last_turn: 0,
+            reason: EndReason::Operator
+        }))
+    );
+    assert!(h.replay.is_empty() && !h.replay_started);
+    assert_eq!(h.ended, Some(EndReason::Operator));
+    let joined: Vec<bool> = h.m.roster().iter().map(|s| s.joined).collect();
+    assert_eq!(joined, vec![true, false]);
+}
+
+#[test]
+fn refused_joins_and_round_trips_are_observed_and_a_rejoin_counted() {
+    let mut h = Harness::started(2);
+    h.join(3, Role::Player(5));
+    assert_eq!(h.errors(3), vec![ErrorCode::SlotTaken]);
+    let mut seen = Vec::new();
+    while let Some(o) = h.m.poll_observed() {
+        seen.push(o);
+    }
+    assert_eq!(seen, vec![Observed::JoinRefused(ErrorCode::SlotTaken)]);
+    assert_eq!(h.m.connected(), (2, 0));
+    // The first ping went out on the first timeout; answer it 5 ms later.
+    h.turns(1);
+    let nonce = h
+        .take(1)
+        .iter()
+        .find_map(|m| match m {
+            ServerMessage::Ping(p) => Some(p.nonce),
+            _ => None,
+        })
+        .expect("a ping");
+    h.advance(5);
+    h.send(1, ClientMessage::Pong(Pong { nonce }));
+    match h.m.poll_observed() {
+        Some(Observed::RoundTrip(rtt)) => assert!(rtt >= Duration::from_millis(5), "{rtt:?}"),
+        other => panic!("{other:?}"),
+    }
+    h.event(Event::Disconnected { peer: 2 });
+    h.turns(1);
+    h.join(4, Role::Player(1));
+    assert_eq!((h.m.stats().dropped, h.m.stats().rejoins), (1, 1));
+    let roster = h.m.roster();
+    assert!(roster[1].connected && roster[1].status == PlayerStatus::Playing);
 }

@@ -1,0 +1,353 @@
+//! The admin API over real HTTP, with real QUIC bots on 127.0.0.1: it refuses a missing or
+//! wrong admin token and bad bodies; a match it creates is joined with the tokens it answers
+//! and played to its end, and the match's summary reaches a real webhook listener (after one
+//! refused attempt: the retry); list and end work on a running match.
+
+use axum::http::StatusCode;
+use cohort_client::brain::RandomBrain;
+use cohort_client::net::ServerAuth;
+use cohort_client::session::{run_bot, BotOutcome, Connect};
+use cohort_protocol::message::EndReason;
+use cohort_protocol::replay::read_replay;
+use cohort_sim::Ruleset;
+use cohort_tests::*;
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+const ADMIN_TOKEN: &str = "an-admin-token-for-the-tests";
+
+/// Starts a server with the admin API on a free port (its token read from a file).
+async fn admin_server(name: &str, flags: &[&str]) -> (TestServer, Api) {
+    let dir = std::env::temp_dir().join(format!("cohort-admin-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let token_file = dir.join("admin-token");
+    std::fs::write(&token_file, format!("{ADMIN_TOKEN}\n")).unwrap();
+    let mut all = vec![
+        "--admin",
+        "127.0.0.1:0",
+        "--admin-token-file",
+        token_file.to_str().unwrap(),
+    ];
+    all.extend_from_slice(flags);
+    let server = TestServer::start(name, &all).await.unwrap();
+    let api = Api {
+        base: format!("http://{}", server.admin.expect("the admin address")),
+        http: reqwest::Client::builder()
+            .timeout(Duration::from_secs(30))
+            .build()
+            .unwrap(),
+    };
+    (server, api)
+}
+
+struct Api {
+    base: String,
+    http: reqwest::Client,
+}
+
+impl Api {
+    async fn call(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<String>,
+    ) -> (StatusCode, Value) {
+        let mut r = self.http.request(method, format!("{}{path}", self.base));
+        if let Some(t) = token {
+            r = r.bearer_auth(t);
+        }
+        if let Some(b) = body {
+            r = r.header("content-type", "application/json").body(b);
+        }
+        let answer = r.send().await.expect("the admin API answers");
+        let status = StatusCode::from_u16(answer.status().as_u16()).unwrap();
+        let text = answer.text().await.unwrap();
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        )
+    }
+
+    async fn get(&self, path: &str) -> (StatusCode, Value) {
+        self.call(reqwest::Method::GET, path, Some(ADMIN_TOKEN), None)
+            .await
+    }
+
+    async fn post(&self, path: &str, body: Value) -> (StatusCode, Value) {
+        self.call(
+            reqwest::Method::POST,
+            path,
+            Some(ADMIN_TOKEN),
+            Some(body.to_string()),
+        )
+        .await
+    }
+}
+
+/// Bots for every slot of a created match, connecting where and as the API said.
+fn bots_for(created: &Value) -> Vec<JoinHandle<BotOutcome>> {
+    let connect = Connect {
+        server: created["address"].as_str().unwrap().to_string(),
+        auth: ServerAuth::fingerprint(created["fingerprint"].as_str().unwrap()).unwrap(),
+        server_name: "localhost".into(),
+    };
+    created["tokens"]["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let plan = plan(
+                t.as_str().unwrap().to_string(),
+                &format!("bot{i}"),
+                Box::new(RandomBrain::new(i as u64 + 7)),
+            );
+            let connect = connect.clone();
+            tokio::spawn(async move {
+                run_bot(&connect, plan, Arc::new(Ruleset::default_rules())).await
+            })
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_missing_or_wrong_token_and_bad_bodies_are_refused() {
+    let (server, api) = admin_server("refusals", &[]).await;
+    let (status, body) = api
+        .call(reqwest::Method::GET, "/v1/matches", None, None)
+        .await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "{body}");
+    let (status, body) = api
+        .call(
+            reqwest::Method::GET,
+            "/v1/matches",
+            Some("not-the-token"),
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{body}");
+    let wrong_token_create = api
+        .call(
+            reqwest::Method::POST,
+            "/v1/matches",
+            Some("not-the-token"),
+            Some(json!({"id": "x"}).to_string()),
+        )
+        .await;
+    assert_eq!(wrong_token_create.0, StatusCode::FORBIDDEN);
+    for (body, field) in [
+        (json!({"id": "a", "players": "four"}), "players"),
+        (json!({"id": "a", "players": 9}), "players"),
+        (json!({"id": "no spaces"}), "id"),
+        (json!({"id": "a", "colour": "red"}), "colour"),
+        (json!({"players": 2}), "id"),
+        (json!({"id": "a", "map_size": 8}), "map_size"),
+        (json!({"id": "a", "input_delay": 99}), "input_delay"),
+        (json!({"id": "a", "names": ["A", "B", "C"]}), "names"),
+    ] {
+        let (status, answer) = api.post("/v1/matches", body.clone()).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body} → {answer}");
+        assert_eq!(answer["field"], field, "{body} → {answer}");
+        assert_eq!(answer["error"], "bad_request");
+    }
+    let (status, answer) = api
+        .call(
+            reqwest::Method::POST,
+            "/v1/matches",
+            Some(ADMIN_TOKEN),
+            Some("{not json".into()),
+        )
+        .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{answer}");
+    let huge = json!({"id": "a", "names": ["x".repeat(20_000)]});
+    let (status, answer) = api.post("/v1/matches", huge).await;
+    assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE, "{answer}");
+    let (status, _) = api.get("/v1/matches/none-such").await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, about) = api.get("/v1/server").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(about["public"]["fingerprint"], server.fingerprint);
+    assert_eq!(about["max_matches"], 64);
+    // Nothing was created by any of it.
+    let (status, list) = api.get("/v1/matches").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(list["matches"], json!([]));
+    server.stop().await.unwrap();
+}
+
+/// The secret the webhook's posts are signed with.
+const WEBHOOK_SECRET: &str = "a-webhook-signing-secret";
+
+/// A webhook receiver: refuses the first delivery (503), takes the later ones; sends each
+/// body it took, with its attempt header, down the channel — once its signature checks out.
+async fn webhook_listener() -> (String, mpsc::UnboundedReceiver<(String, Value)>) {
+    use axum::routing::post;
+    let (tx, rx) = mpsc::unbounded_channel();
+    let refused_once = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let app = axum::Router::new().route(
+        "/hook",
+        post(move |headers: axum::http::HeaderMap, body: String| {
+            let tx = tx.clone();
+            let refused_once = refused_once.clone();
+            async move {
+                if !refused_once.swap(true, std::sync::atomic::Ordering::SeqCst) {
+                    return StatusCode::SERVICE_UNAVAILABLE;
+                }
+                let header = |name: &str| {
+                    headers
+                        .get(name)
+                        .and_then(|v| v.to_str().ok())
+                        .unwrap_or_default()
+                        .to_string()
+                };
+                let signed = cohort_server::driver::webhook::signature(
+                    WEBHOOK_SECRET.as_bytes(),
+                    body.as_bytes(),
+                );
+                if header("cohort-signature") != signed {
+                    return StatusCode::UNAUTHORIZED;
+                }
+                let attempt = header("cohort-delivery-attempt");
+                let _ = tx.send((attempt, serde_json::from_str(&body).unwrap_or_default()));
+                StatusCode::NO_CONTENT
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (url, rx)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_match_created_through_the_api_is_played_and_its_summary_posted() {
+    let (hook, mut delivered) = webhook_listener().await;
+    let secret_file =
+        std::env::temp_dir().join(format!("cohort-webhook-secret-{}", std::process::id()));
+    std::fs::write(&secret_file, WEBHOOK_SECRET).unwrap();
+    let (server, api) = admin_server(
+        "played",
+        &[
+            "--webhook",
+            &hook,
+            "--webhook-secret-file",
+            secret_file.to_str().unwrap(),
+        ],
+    )
+    .await;
+    let spec = json!({
+        "id": "duel", "players": 2, "names": ["Ana", "Bo"], "turn_ticks": 2, "max_turns": 40
+    });
+    let (status, created) = api.post("/v1/matches", spec.clone()).await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    assert_eq!(created["fingerprint"], server.fingerprint);
+    assert_eq!(created["address"], server.addr);
+    assert_eq!(created["view"]["state"], "waiting");
+    assert_eq!(created["tokens"]["players"].as_array().unwrap().len(), 2);
+    assert!(created["tokens"]["spectator"].is_string());
+    let (status, again) = api.post("/v1/matches", spec).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{again}");
+    for bot in bots_for(&created) {
+        let o = outcome(bot).await;
+        assert_eq!(o.ended.map(|e| e.reason), Some(EndReason::TurnLimit));
+        assert_eq!(o.tally.turns_run, 40);
+        assert_eq!(o.tally.hashes_disagreed, 0);
+    }
+    let (attempt, summary) = tokio::time::timeout(TEST_LIMIT, delivered.recv())
+        .await
+        .expect("the webhook was called in time")
+        .unwrap();
+    assert_eq!(
+        attempt, "2",
+        "the first attempt was refused, the second taken"
+    );
+    assert_eq!(summary["match_id"], "duel");
+    assert_eq!(summary["reason"], "turn_limit");
+    assert_eq!(summary["turns"], 40);
+    assert_eq!(summary["desyncs"], 0);
+    assert_eq!(summary["reports"], json!([]));
+    let players = summary["players"].as_array().unwrap();
+    assert_eq!(players.len(), 2);
+    assert_eq!(players[1]["name"], "Bo");
+    assert!(
+        players.iter().all(|p| p["leave_reason"].is_null()),
+        "{summary}"
+    );
+    let replay = read_replay(&std::fs::read(summary["replay"].as_str().unwrap()).unwrap()).unwrap();
+    assert_eq!(replay.records.len(), 40);
+    // The same summary is in the API.
+    let (status, view) = api.get("/v1/matches/duel").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(view["state"], "ended");
+    assert_eq!(view["summary"], summary);
+    server.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_and_end_work_on_a_running_match() {
+    let (server, api) = admin_server("end", &["--max-matches", "1"]).await;
+    let (status, created) = api
+        .post("/v1/matches", json!({"id": "long", "turn_ticks": 2}))
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let (status, full) = api.post("/v1/matches", json!({"id": "more"})).await;
+    assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE, "{full}");
+    assert_eq!(full["error"], "too_many_matches");
+    let bots = bots_for(&created);
+    // Wait until it runs with both players, some turns in.
+    let deadline = tokio::time::Instant::now() + TEST_LIMIT;
+    let listed = loop {
+        let (_, list) = api.get("/v1/matches").await;
+        let m = list["matches"][0].clone();
+        if m["state"] == "running" && m["players_connected"] == 2 && m["turn"].as_u64() > Some(10) {
+            break m;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{list}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(listed["match_id"], "long");
+    assert_eq!(listed["desyncs"], 0);
+    let (status, ended) = api
+        .call(
+            reqwest::Method::POST,
+            "/v1/matches/long/end",
+            Some(ADMIN_TOKEN),
+            None,
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{ended}");
+    assert_eq!(ended["state"], "ended");
+    let summary = &ended["summary"];
+    assert_eq!(summary["reason"], "operator");
+    let turns = summary["turns"].as_u64().unwrap();
+    assert!(turns > 10, "{summary}");
+    for bot in bots {
+        let o = outcome(bot).await;
+        let end = o.ended.expect("the bot was told");
+        assert_eq!(end.reason, EndReason::Operator);
+        assert_eq!(end.last_turn + 1, turns, "the open turn was played");
+    }
+    let replay = read_replay(&std::fs::read(summary["replay"].as_str().unwrap()).unwrap()).unwrap();
+    assert_eq!(
+        replay.records.len() as u64,
+        turns,
+        "every turn played is in the replay"
+    );
+    // Ending it again answers the same; a new match fits now that it has ended.
+    let (status, again) = api
+        .call(
+            reqwest::Method::POST,
+            "/v1/matches/long/end",
+            Some(ADMIN_TOKEN),
+            None,
+        )
+        .await;
+    assert_eq!((status, &again["summary"]), (StatusCode::OK, summary));
+    let (status, _) = api.post("/v1/matches", json!({"id": "more"})).await;
+    assert_eq!(status, StatusCode::CREATED);
+    server.stop().await.unwrap();
+}
