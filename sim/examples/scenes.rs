@@ -13,10 +13,11 @@ use std::path::Path;
 fn main() {
     for arg in std::env::args().skip(1) {
         let path = Path::new(&arg);
-        let text = std::fs::read_to_string(path).expect("read the scenario");
+        let bytes = std::fs::read(path).expect("read the scenario");
         let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
-        let files = move |n: &str| std::fs::read_to_string(dir.join(n)).map_err(|e| e.to_string());
-        let s = match Scenario::from_toml(&text, &arg, &files, None) {
+        let files =
+            move |n: &str, _most: usize| std::fs::read(dir.join(n)).map_err(|e| e.to_string());
+        let s = match Scenario::from_bytes(&bytes, &arg, &files, None) {
             Ok(s) => s,
             Err(e) => {
                 eprintln!("{e}");

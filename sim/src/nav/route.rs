@@ -118,7 +118,9 @@ fn plan(world: &mut World, ask: &Ask, round: Option<(Tile, &[Tile])>) -> Option<
             to,
             standing: &tiles,
             blocked: &closed,
-            closed_by: round.is_some().then_some(&stood_on as &dyn Fn(Tile) -> bool),
+            closed_by: round
+                .is_some()
+                .then_some(&stood_on as &dyn Fn(Tile) -> bool),
             beside_closed: true,
             budget: Budget::Spec,
             landmarks: caches.landmarks.layer(&state.grid, key.layer()),

@@ -131,7 +131,16 @@ pub fn detour(world: &mut World, i: usize, route: &mut Route, at: Vec2) {
     let here = at.tile();
     let start = if taken(here) {
         let mut best: Option<(i128, Tile)> = None;
-        for (dx, dy) in [(0, -1), (1, 0), (0, 1), (-1, 0), (1, -1), (1, 1), (-1, 1), (-1, -1)] {
+        for (dx, dy) in [
+            (0, -1),
+            (1, 0),
+            (0, 1),
+            (-1, 0),
+            (1, -1),
+            (1, 1),
+            (-1, 1),
+            (-1, -1),
+        ] {
             let t = here.offset(dx, dy);
             if grid.passable(key, t) && !taken(t) {
                 let d = super::apart::squared(Vec2::of_tile(t) - at);
@@ -168,7 +177,10 @@ pub fn detour(world: &mut World, i: usize, route: &mut Route, at: Vec2) {
         short_way(&s, at, corner, |b| Some(b.entity) == target)
     };
     if std::env::var_os("COHORT_DEBUG_DETOUR").is_some() {
-        eprintln!("detour {:?} t{} at {:?} corner {:?} way {:?} route {:?}", me, now, at, corner, way, route.waypoints);
+        eprintln!(
+            "detour {:?} t{} at {:?} corner {:?} way {:?} route {:?}",
+            me, now, at, corner, way, route.waypoints
+        );
     }
     if let Some(way) = way {
         if way.last() == Some(&corner) {
@@ -178,7 +190,10 @@ pub fn detour(world: &mut World, i: usize, route: &mut Route, at: Vec2) {
         route.waypoints.splice(0..0, way);
     }
     // Held as long as before; how near it has come is measured against the new first corner.
-    let nearest = route.waypoints.first().map_or(Fx::ZERO, |&c| at.distance(c));
+    let nearest = route
+        .waypoints
+        .first()
+        .map_or(Fx::ZERO, |&c| at.distance(c));
     route.progress = Progress {
         nearest,
         corners: route.waypoints.len() as u32,
