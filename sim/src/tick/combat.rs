@@ -92,6 +92,11 @@ fn fight(world: &mut World, i: usize) {
     }
     world.counters.replans += 1;
     let plan = plan_chase(world, i, target, reach);
+    if let Some(id) = std::env::var("COHORT_DEBUG_UNIT").ok().and_then(|v| v.parse::<u64>().ok()) {
+        if world.state.units[i].id.0 == id {
+            eprintln!("t{} chase at {:?} ran_out {} -> waits {} route {:?}", world.state.tick, at, walk_ran_out, plan.waits, plan.route.as_ref().map(|r| &r.waypoints));
+        }
+    }
     let u = &mut world.state.units[i];
     u.replan_at_ms = now_ms + replan_wait(at);
     u.route = plan.route;

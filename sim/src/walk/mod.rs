@@ -241,30 +241,28 @@ fn walk(world: &World, i: usize, route: &mut Route, widest: Fx) -> Outcome {
         // Held still: this tick, or, jostled by those milling about, for a second without
         // getting on (Cohort's choice: a walker that moves a little every tick is held too).
         let held = held || held::held_ticks(route, world.state.tick) >= held::K_HELD_STILL_TICKS;
-        if held && !near_goal && goal::against_crowd_at(&s, at, goal) {
-            // Walking into a crowd at the goal: stop against those it comes to.
-            return Outcome::Done(at);
-        }
-        if route.waypoints.len() == 1 || near_goal {
-            // Up against whoever stands on the goal: only ever within two bodies' widths of it.
-            let within_reach = at.chebyshev(goal) <= (radius + widest) * 2;
-            let against = within_reach
-                && goal::taken_by(&s, goal).is_some_and(|b| goal::up_against(&s, at, b));
-            if (held && near_goal) || against {
-                if u.ring_tries >= K_MOST_RING_TRIES {
-                    return Outcome::Done(at);
-                }
-                return match goal::free_place(world, &s, at, goal) {
-                    Some(p) => {
-                        route.waypoints = vec![p];
-                        route.goal = p;
-                        route.fine = 0;
-                        route.progress = crate::world::Progress::from(world.state.tick);
-                        Outcome::Walking { at, ring: true }
-                    }
-                    None => Outcome::Done(at),
-                };
+        // Walking into a crowd at the goal: it makes for a free place round the point while one
+        // is left (Cohort's choice: a group arriving in file spreads round its point rather
+        // than stand in a tail behind it), else stops against those it comes to.
+        let into_crowd = held && !near_goal && goal::against_crowd_at(&s, at, goal);
+        let up_to_goal = route.waypoints.len() == 1 || near_goal;
+        let against = up_to_goal
+            && at.chebyshev(goal) <= (radius + widest) * 2
+            && goal::taken_by(&s, goal).is_some_and(|b| goal::up_against(&s, at, b));
+        if into_crowd || (up_to_goal && held && near_goal) || against {
+            if u.ring_tries >= K_MOST_RING_TRIES {
+                return Outcome::Done(at);
             }
+            return match goal::free_place(world, &s, at, goal) {
+                Some(p) => {
+                    route.waypoints = vec![p];
+                    route.goal = p;
+                    route.fine = 0;
+                    route.progress = crate::world::Progress::from(world.state.tick);
+                    Outcome::Walking { at, ring: true }
+                }
+                None => Outcome::Done(at),
+            };
         }
     }
     Outcome::Walking { at, ring: false }
