@@ -36,6 +36,14 @@ pub const K_WIDEST_LANE: Fx = fx(4);
 pub const K_LANES_CLOSE: Fx = fx(6);
 /// Within this many tiles of a unit it fights hand to hand, a chaser makes for its own place.
 pub const K_SURROUND_NEAR: Fx = fx(3);
+/// Every place round a target taken, a chaser waits a body's width further out, and failing that
+/// another body's width out, up to this many rings (Cohort's choice: the spec names one; a
+/// hundred soldiers round one building fill more). Past the spec's ring a chaser waits on its
+/// own face only, leaving the way round open to those walking to a place on another side.
+pub const K_WAITING_RINGS: usize = 3;
+/// A chaser held up this long on its way (two seconds) no longer keeps the place it walks to
+/// from the others (Cohort's choice).
+pub const K_CLAIM_HELD_TICKS: u64 = 2000 / crate::world::TICK_MS as u64;
 /// A group marches in lanes only when it is at least this many chasers.
 pub const K_LANE_GROUP: usize = 3;
 
@@ -175,22 +183,31 @@ fn place_round(
     let radius = world.rules().units[u.kind as usize].radius;
     let key = world.key_of(u);
     let region = region_here(&world.caches.regions, world.grid(), key, u.position.tile());
+    // Where the others stand, or are headed while they get on: one held up on its way keeps no
+    // claim (Cohort's choice: a place spoken for by a chaser stuck in the crowd behind would
+    // stay empty for good, and those waiting beside it wait for good).
+    let now = world.state.tick;
     let taken: Vec<Vec2> = world
         .state
         .units
         .iter()
         .filter(|o| o.id != u.id && o.hit_points > 0 && set_on(o, target))
-        .map(|o| o.route.as_ref().map(|r| r.goal).unwrap_or(o.position))
+        .map(|o| match &o.route {
+            Some(r) if crate::walk::held::held_ticks(r, now) < K_CLAIM_HELD_TICKS => r.goal,
+            _ => o.position,
+        })
         .collect();
     let room = radius * 2;
     let mut outside = range.max(Fx::ZERO) + radius - K_INSIDE;
-    for waits in [false, true] {
+    for ring in 0..=K_WAITING_RINGS {
+        let waits = ring > 0;
         let approach = Approach {
             ground: *tbox,
             from: u.position,
             outside,
             room,
             taken: &taken,
+            own_face_only: ring > 1,
         };
         if let Spot::Found(p) = find_standing_spot(&approach, |p| stands_in(world, key, region, p))
         {

@@ -44,6 +44,10 @@ pub struct Approach<'a> {
     pub room: Fx,
     /// Spots spoken for: where others at work there stand, and where those walking are headed.
     pub taken: &'a [Vec2],
+    /// Search the caller's own face only, never the rest of the edge (Cohort's choice, for those
+    /// waiting a body's width out round a crowded target: waiting on their own side, they leave
+    /// the way round the target open to those walking to a place on another side).
+    pub own_face_only: bool,
 }
 
 /// One face of the ring round the ground: a side, with its fixed coordinate and its span.
@@ -119,6 +123,9 @@ pub fn find_standing_spot(approach: &Approach, stands: impl Fn(Vec2) -> bool) ->
     let face = faces[own];
     if let Some(p) = walk_face(&face, approach.from, half, approach.room / 4, &mut check) {
         return Spot::Found(p);
+    }
+    if approach.own_face_only {
+        return if spoken_for { Spot::Full } else { Spot::Blocked };
     }
     // The whole edge, a worker's width at a step, nearest face points first.
     let mut best: Option<(i128, Vec2)> = None;

@@ -95,6 +95,7 @@ fn approach(world: &mut World, i: usize, target: EntityId, crew: bool) {
             outside,
             room: radius * 2,
             taken,
+            own_face_only: false,
         };
         let stands = |p: Vec2| stands_in(world, key, region, p);
         match find_standing_spot(&ask, stands) {

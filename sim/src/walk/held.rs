@@ -176,12 +176,6 @@ pub fn detour(world: &mut World, i: usize, route: &mut Route, at: Vec2) {
         let s = stepper(world, i, route);
         short_way(&s, at, corner, |b| Some(b.entity) == target)
     };
-    if std::env::var_os("COHORT_DEBUG_DETOUR").is_some() {
-        eprintln!(
-            "detour {:?} t{} at {:?} corner {:?} way {:?} route {:?}",
-            me, now, at, corner, way, route.waypoints
-        );
-    }
     if let Some(way) = way {
         if way.last() == Some(&corner) {
             route.pass_corner();

@@ -89,26 +89,6 @@ pub fn walk_all(world: &mut World) {
         };
         let outcome = walk(world, i, &mut route, widest);
         let now = world.state.tick;
-        if let Some(id) = std::env::var("COHORT_DEBUG_UNIT")
-            .ok()
-            .and_then(|v| v.parse::<u64>().ok())
-        {
-            if world.state.units[i].id.0 == id && now % 31 == 0 {
-                let o = match &outcome {
-                    Outcome::Walking { at, .. } => format!("walk {at:?}"),
-                    Outcome::Done(a) => format!("done {a:?}"),
-                    Outcome::Replan(a) => format!("replan {a:?}"),
-                };
-                eprintln!(
-                    "t{now} {o} goal {:?} wps {:?} held {} sq {} fine {}",
-                    route.goal,
-                    route.waypoints,
-                    held::held_ticks(&route, now),
-                    held::squeezes(&route, now),
-                    route.fine
-                );
-            }
-        }
         let at = match outcome {
             Outcome::Walking { at, ring } => {
                 held::note(&mut route, at, now);
