@@ -34,11 +34,12 @@ pub const K_GROUP_REACH: Fx = fx(8);
 pub const K_WIDEST_LANE: Fx = fx(4);
 /// Within this many tiles of the target, lanes close up.
 pub const K_LANES_CLOSE: Fx = fx(6);
-/// Within this many tiles of a unit it fights hand to hand, a chaser makes for its own place.
+/// Within this many tiles of a unit it fights hand to hand (of its range, for a shooter), a
+/// chaser makes for its own place.
 pub const K_SURROUND_NEAR: Fx = fx(3);
-/// Every place round a target taken, a chaser waits a body's width further out, and failing that
-/// another body's width out, up to this many rings (Cohort's choice: the spec names one; a
-/// hundred soldiers round one building fill more). Past the spec's ring a chaser waits on its
+/// Every place round a target taken, a chaser (a worker at its work too) waits a body's width
+/// further out, and failing that another body's width out, up to this many rings (Cohort's
+/// choice: the spec names one; a hundred soldiers round one building fill more). Past the spec's ring a chaser waits on its
 /// own face only, leaving the way round open to those walking to a place on another side.
 pub const K_WAITING_RINGS: usize = 3;
 /// A chaser held up this long on its way (two seconds) no longer keeps the place it walks to
@@ -161,7 +162,11 @@ fn plan_route(world: &mut World, i: usize, target: EntityId, range: Fx) -> Optio
             waits,
         });
     }
-    if at_its_edge || (melee && gap <= K_SURROUND_NEAR) {
+    // Within its range and a little of a unit, a shooter makes for a place of its own at its
+    // range as a soldier does hand to hand (Cohort's choice: walking straight at the target,
+    // those behind stop against the first to stand in range, out of range, for good).
+    let surround_near = if melee { K_SURROUND_NEAR } else { range + K_SURROUND_NEAR };
+    if at_its_edge || gap <= surround_near {
         if let Some((p, waits)) = place_round(world, i, target, &tbox, range) {
             let route = route_for(world, &Ask { to: p, ..ask });
             return Some(ChasePlan { route, waits });
@@ -209,8 +214,12 @@ fn place_round(
             taken: &taken,
             own_face_only: ring > 1,
         };
-        if let Spot::Found(p) = find_standing_spot(&approach, |p| stands_in(world, key, region, p))
-        {
+        // A place to fight from is within range of the target; one to wait at need not be.
+        let stands = |p: Vec2| {
+            (waits || reach_gap(&Bounds::around(p, radius), tbox) <= range)
+                && stands_in(world, key, region, p)
+        };
+        if let Spot::Found(p) = find_standing_spot(&approach, stands) {
             return Some((p, waits));
         }
         outside += room;
