@@ -4,11 +4,57 @@
 //! The figures are those of `cohort sim --json` (docs/SCENARIOS.md, "Stalls, waits, overlaps"),
 //! summed up for a table: units, units still with an order, stalled, the longest stall and
 //! wait (seconds), overlaps now and during the run, bodies over closed ground, replans per unit
-//! second, route searches, and the orders that ended on their own.
+//! second, route searches, and the orders that ended on their own; and what the ticks cost:
+//! `tick_median_us`, `tick_p99_us` and `tick_max_us` (the tick alone, without the watch and the
+//! hashes round it) and `peak_heap_bytes`, the most the heap held during the run (a counting
+//! allocator: the world, its caches, the scenario and the watch). Wall-clock time is measured
+//! here only, never in a test.
 
 use cohort_sim::scenario::{Runner, Scenario};
 use cohort_sim::world::{Order, TICK_MS};
+use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+/// Counts the bytes live on the heap and the most ever live, so memory is measured.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn grew(by: usize) {
+    let now = LIVE.fetch_add(by, Ordering::Relaxed) + by;
+    PEAK.fetch_max(now, Ordering::Relaxed);
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        grew(layout.size());
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        grew(new_size);
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// The `q`-quantile (0 to 1) of sorted `xs`, in microseconds.
+fn quantile_us(xs: &[u128], q: f64) -> f64 {
+    if xs.is_empty() {
+        return 0.0;
+    }
+    let k = ((xs.len() - 1) as f64 * q).round() as usize;
+    xs[k] as f64 / 1000.0
+}
 
 fn main() {
     for arg in std::env::args().skip(1) {
@@ -25,8 +71,19 @@ fn main() {
             }
         };
         let ticks = s.ticks;
+        let base = LIVE.load(Ordering::Relaxed);
+        PEAK.store(base, Ordering::Relaxed);
         let mut r = Runner::new(s);
-        r.run(ticks, |_| {});
+        let mut tick_ns = Vec::with_capacity(usize::try_from(ticks).unwrap_or(0));
+        for _ in 0..ticks {
+            r.step_with(|world, commands| {
+                let t0 = Instant::now();
+                world.step(commands);
+                tick_ns.push(t0.elapsed().as_nanos());
+            });
+        }
+        let peak_heap = PEAK.load(Ordering::Relaxed).saturating_sub(base);
+        tick_ns.sort_unstable();
         let w = r.report().watch;
         let world = &r.world;
         let secs = |t: u64| t as f64 * f64::from(TICK_MS) / 1000.0;
@@ -55,6 +112,10 @@ fn main() {
                 "replans_per_unit_second": world.counters.replans as f64 / unit_seconds,
                 "route_searches": world.counters.route_searches,
                 "orders_ended": w.ended.len(),
+                "tick_median_us": quantile_us(&tick_ns, 0.5),
+                "tick_p99_us": quantile_us(&tick_ns, 0.99),
+                "tick_max_us": quantile_us(&tick_ns, 1.0),
+                "peak_heap_bytes": peak_heap,
             })
         );
     }

@@ -185,7 +185,11 @@ fn sixteen_villagers_build_one_town_centre() {
     let r = run("foundation_16");
     r.nobody_stuck();
     r.all_arrived();
-    assert_eq!(r.orders_ended(), 16, "every builder saw the building complete");
+    assert_eq!(
+        r.orders_ended(),
+        16,
+        "every builder saw the building complete"
+    );
 }
 
 #[test]

@@ -165,7 +165,11 @@ fn plan_route(world: &mut World, i: usize, target: EntityId, range: Fx) -> Optio
     // Within its range and a little of a unit, a shooter makes for a place of its own at its
     // range as a soldier does hand to hand (Cohort's choice: walking straight at the target,
     // those behind stop against the first to stand in range, out of range, for good).
-    let surround_near = if melee { K_SURROUND_NEAR } else { range + K_SURROUND_NEAR };
+    let surround_near = if melee {
+        K_SURROUND_NEAR
+    } else {
+        range + K_SURROUND_NEAR
+    };
     if at_its_edge || gap <= surround_near {
         if let Some((p, waits)) = place_round(world, i, target, &tbox, range) {
             let route = route_for(world, &Ask { to: p, ..ask });

@@ -153,7 +153,11 @@ pub fn find_standing_spot(approach: &Approach, stands: impl Fn(Vec2) -> bool) ->
         return Spot::Found(p);
     }
     if approach.own_face_only {
-        return if spoken_for { Spot::Full } else { Spot::Blocked };
+        return if spoken_for {
+            Spot::Full
+        } else {
+            Spot::Blocked
+        };
     }
     // The whole edge, a worker's width at a step, nearest face points first.
     let mut best: Option<(i128, Vec2)> = None;

@@ -47,6 +47,13 @@ impl Runner {
 
     /// Runs one tick with the commands scheduled for it. Same scenario, same result everywhere.
     pub fn step(&mut self) {
+        self.step_with(|world, now| world.step(now));
+    }
+
+    /// [`Runner::step`], with the tick itself run by `run_tick` (given the world and the tick's
+    /// commands, it must call `world.step(commands)` once): for a benchmark that times the tick
+    /// alone, without the watch and the hashes round it.
+    pub fn step_with(&mut self, run_tick: impl FnOnce(&mut World, &[PlayerCommand])) {
         self.watch.observe_start(&self.world);
         let tick = self.world.tick();
         while self.next < self.commands.len() && self.commands[self.next].tick < tick {
@@ -62,7 +69,7 @@ impl Runner {
             .collect();
         self.watch
             .commanded(now.iter().flat_map(|c| c.command.units().iter().copied()));
-        self.world.step(&now);
+        run_tick(&mut self.world, &now);
         self.watch.observe(&self.world);
         if self.world.tick().is_multiple_of(u64::from(self.turn_ticks)) {
             self.turn_hashes.push(self.world.hash());
