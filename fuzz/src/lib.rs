@@ -17,9 +17,8 @@ use cohort_protocol::codec::{
     peek_hello_version, FrameReader,
 };
 use cohort_protocol::message::{
-    ChatLine, Commands, DesyncNotice, EndReason, Hello, JoinAccepted, MatchEnded, Membership,
-    MembershipEvent, Paused, Ping, Pong, Rescheduled, Resumed, Role, SnapshotChunk, TurnBundle,
-    TurnHash,
+    every_client_message, every_server_message, Commands, JoinAccepted, Membership,
+    MembershipEvent, Role, TurnBundle,
 };
 use cohort_protocol::replay::{read_replay, ReplayHeader, ReplayWriter, Tail, TurnRecord};
 use cohort_protocol::report::{encode_report, read_report, ClientSide, DesyncReport, StateView};
@@ -383,89 +382,33 @@ fn message_seeds() -> Vec<Vec<u8>> {
         Command::Stop { units },
     ];
     let hash = StateHash([0xab; 32]);
-    let client = [
-        ClientMessage::Hello(Hello {
-            protocol_version: cohort_protocol::limits::PROTOCOL_VERSION,
-            ruleset_hash: rules().hash(),
-            token: "cohort1.default.0.1700000000.ab".into(),
-            client_name: "ana".into(),
-        }),
-        ClientMessage::Commands(Commands {
-            turn: 2,
-            commands: commands.clone(),
-        }),
-        ClientMessage::TurnHash(TurnHash { turn: 7, hash }),
-        ClientMessage::Ack { turn: 8 },
-        ClientMessage::Snapshot(SnapshotChunk {
-            turn: 3,
-            index: 0,
-            count: 1,
-            bytes: vec![1, 2, 3],
-        }),
-        ClientMessage::Ping(Ping { nonce: 9 }),
-        ClientMessage::Pong(Pong { nonce: 9 }),
-        ClientMessage::Chat {
-            text: "gl hf".into(),
-        },
-        ClientMessage::Pause,
-        ClientMessage::Resume,
-        ClientMessage::Leave { resign: true },
-        ClientMessage::SnapshotUnavailable {
-            turn: 3,
-            reason: "gone".into(),
-        },
-    ];
-    let bundle = TurnBundle {
+    let mut client = every_client_message();
+    client.push(ClientMessage::Commands(Commands {
+        turn: 2,
+        commands: commands.clone(),
+    }));
+    let mut server = every_server_message(&rules());
+    server.push(ServerMessage::TurnBundle(TurnBundle {
         turn: 5,
         input_delay: Some(3),
         events: vec![MembershipEvent {
             player: 1,
-            change: Membership::Dropped,
+            change: Membership::Joined,
         }],
         commands: commands
             .into_iter()
             .map(|command| PlayerCommand { player: 0, command })
             .collect(),
         previous_hash: Some(hash),
-    };
-    let server = [
-        ServerMessage::JoinAccepted(JoinAccepted {
-            config: small_config(),
-            role: Role::Player(1),
-            next_turn: 4,
-            input_delay: 2,
-            snapshot_follows: true,
-        }),
-        ServerMessage::TurnBundle(bundle),
-        ServerMessage::Rescheduled(Rescheduled {
-            asked: 1,
-            turn: 3,
-            count: 2,
-        }),
-        ServerMessage::DesyncNotice(DesyncNotice {
-            turn: 4,
-            players: vec![1],
-            server_hash: hash,
-            continuing: true,
-        }),
-        ServerMessage::SnapshotRequest { turn: 4 },
-        ServerMessage::Chat(ChatLine {
-            from: Role::Spectator,
-            name: "eve".into(),
-            text: "hi".into(),
-        }),
-        ServerMessage::Paused(Paused {
-            by: 0,
-            pauses_left: 2,
-            resumes_in_ms: 60_000,
-        }),
-        ServerMessage::Resumed(Resumed { by: None }),
-        ServerMessage::MatchEnded(MatchEnded {
-            last_turn: 9,
-            reason: EndReason::TurnLimit,
-        }),
-        ServerMessage::error(ErrorCode::Replaced, "taken over"),
-    ];
+    }));
+    server.push(ServerMessage::JoinAccepted(JoinAccepted {
+        config: small_config(),
+        role: Role::Player(1),
+        next_turn: 4,
+        input_delay: 2,
+        snapshot_follows: true,
+    }));
+    server.push(ServerMessage::error(ErrorCode::Replaced, "taken over"));
     // The first byte of a frame seed is the piece size of the reads.
     let framed = |frames: Vec<Vec<u8>>| {
         let mut out = vec![7u8];
