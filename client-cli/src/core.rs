@@ -116,6 +116,9 @@ pub enum Event {
     },
     /// Nothing came from the server for [`SERVER_SILENCE_MS`]: the connection is taken as lost.
     ServerSilent,
+    /// The driver lost the connection (it could not connect, the stream ended, a frame did not
+    /// decode): the text says why ([`ClientCore::connection_lost`]).
+    ConnectionLost(String),
     /// The driver lost the connection and tries again (not from the core: the session's
     /// reconnect loop tells it in the same stream). `attempt` of `attempts`, after `wait`.
     Reconnecting {
@@ -405,8 +408,13 @@ impl ClientCore {
 
     /// Leaves the match.
     pub fn leave(&mut self) {
+        self.leave_with(false);
+    }
+
+    /// Leaves the match, giving it up when `resign` (for the record: `Resigned`, not `Left`).
+    pub fn leave_with(&mut self, resign: bool) {
         if self.phase != Phase::Over {
-            self.send(ClientMessage::Leave { resign: false });
+            self.send(ClientMessage::Leave { resign });
             self.phase = Phase::Over;
         }
     }
@@ -464,6 +472,16 @@ impl ClientCore {
 
     pub fn tally(&self) -> &Tally {
         &self.tally
+    }
+
+    /// The driver lost the connection, for the reason given: the client is over (and may
+    /// rejoin, [`ClientCore::may_rejoin`]) unless it already was.
+    pub fn connection_lost(&mut self, why: String) {
+        if self.phase != Phase::Over {
+            self.phase = Phase::Over;
+            self.rejoinable = true;
+            self.events.push_back(Event::ConnectionLost(why));
+        }
     }
 
     /// Whether a new connection may take this client's seat back: the connection went (lost,

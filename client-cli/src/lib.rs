@@ -4,11 +4,13 @@
 //! - [`brain`]: the scripted and seeded-random players behind `cohort bot`;
 //! - [`verify`]: re-simulating bundles against recorded hashes (`cohort replay`);
 //! - [`core`]: the sans-IO client core (messages, orders and time in; messages and events out);
-//! - [`net`]: its QUIC driver; [`session`]: one bot's whole match over it.
+//! - [`net`]: its QUIC driver; [`session`]: one bot's whole match over it;
+//! - [`threaded`]: the core pumped by a game loop, its link on a thread of its own (cohort-ffi).
 
 pub mod brain;
 pub mod core;
 pub mod net;
 pub mod session;
 pub mod text;
+pub mod threaded;
 pub mod verify;

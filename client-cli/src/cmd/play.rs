@@ -156,6 +156,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
                     )
                 }
                 Event::ServerSilent => eprintln!("the server fell silent: connection lost"),
+                Event::ConnectionLost(why) => eprintln!("connection lost: {why}"),
                 Event::Reconnecting {
                     why,
                     attempt,
