@@ -6,13 +6,15 @@
 //! - [`limits`]: every limit of the protocol, named; [`close`]: the QUIC close codes;
 //! - [`token`]: join tokens signed with keyed blake3 of the server's secret;
 //! - [`setup`]: the match configuration's world, and how every peer runs a turn's bundle;
-//! - [`replay`] and [`report`]: the replay and desync-report files.
+//! - [`replay`] and [`report`]: the replay and desync-report files; [`file`]: reading any
+//!   file through its size limit.
 //!
 //! Knows nothing of tokio or sockets: drivers move the bytes. docs/PROTOCOL.md and
 //! docs/FILES.md describe the bytes for readers who do not read Rust.
 
 pub mod close;
 pub mod codec;
+pub mod file;
 pub mod fingerprint;
 pub mod limits;
 pub mod message;

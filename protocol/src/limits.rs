@@ -71,6 +71,41 @@ pub const MAX_SNAPSHOT_BYTES: usize = 64 << 20;
 /// The largest replay or report record, in bytes.
 pub const MAX_RECORD_BYTES: usize = 128 << 20;
 
+/// The largest replay file `cohort replay` reads, in bytes (a match of hours, orders every
+/// turn, stays far below it).
+pub const MAX_REPLAY_FILE_BYTES: usize = 1 << 30;
+
+/// The largest desync report file, in bytes: its file header and one record.
+pub const MAX_REPORT_FILE_BYTES: usize = 12 + 4 + MAX_RECORD_BYTES + 8;
+
+/// Replay files, as read through [`crate::file::read_limited`].
+pub const REPLAY_FILE: crate::file::FileLimit = crate::file::FileLimit {
+    bytes: MAX_REPLAY_FILE_BYTES,
+    what: "replay",
+    name: "MAX_REPLAY_FILE_BYTES",
+};
+
+/// Scenario files (cohort-sim's `MAX_SCENARIO_BYTES`).
+pub const SCENARIO_FILE: crate::file::FileLimit = crate::file::FileLimit {
+    bytes: cohort_sim::scenario::MAX_SCENARIO_BYTES,
+    what: "scenario",
+    name: "MAX_SCENARIO_BYTES",
+};
+
+/// Ruleset files (cohort-sim's `MAX_RULESET_BYTES`).
+pub const RULESET_FILE: crate::file::FileLimit = crate::file::FileLimit {
+    bytes: cohort_sim::ruleset::MAX_RULESET_BYTES,
+    what: "ruleset",
+    name: "MAX_RULESET_BYTES",
+};
+
+/// Desync report files, as read through [`crate::file::read_limited`].
+pub const REPORT_FILE: crate::file::FileLimit = crate::file::FileLimit {
+    bytes: MAX_REPORT_FILE_BYTES,
+    what: "desync report",
+    name: "MAX_REPORT_FILE_BYTES",
+};
+
 /// The fewest turns of input delay.
 pub const MIN_INPUT_DELAY: u32 = 1;
 

@@ -6,7 +6,8 @@
 use crate::lockstep::{OnDesync, Settings};
 use anyhow::{bail, Context, Result};
 use clap::Parser;
-use cohort_protocol::limits::DEFAULT_PORT;
+use cohort_protocol::file::{read_limited, FileLimit};
+use cohort_protocol::limits::{DEFAULT_PORT, RULESET_FILE};
 use cohort_protocol::limits::{MAX_INPUT_DELAY, MIN_INPUT_DELAY};
 use cohort_protocol::setup::{ConfigError, MapSpec, DEFAULT_INPUT_DELAY, DEFAULT_TURN_TICKS};
 use cohort_protocol::MatchConfig;
@@ -18,6 +19,24 @@ use std::path::PathBuf;
 
 /// How long printed and written tokens stay valid by default, in seconds (a day).
 pub const DEFAULT_TOKEN_TTL_SECS: u64 = 24 * 60 * 60;
+
+/// The largest server configuration file (`--config`), in bytes.
+pub const MAX_CONFIG_FILE_BYTES: usize = 1 << 20;
+
+/// The largest token secret file (`--secret-file`), in bytes.
+pub const MAX_SECRET_FILE_BYTES: usize = 64 << 10;
+
+const CONFIG_FILE: FileLimit = FileLimit {
+    bytes: MAX_CONFIG_FILE_BYTES,
+    what: "server configuration",
+    name: "MAX_CONFIG_FILE_BYTES",
+};
+
+const SECRET_FILE: FileLimit = FileLimit {
+    bytes: MAX_SECRET_FILE_BYTES,
+    what: "secret file",
+    name: "MAX_SECRET_FILE_BYTES",
+};
 
 /// How many matches one process hosts at once (waiting, running or paused) unless
 /// `max_matches` says otherwise; the admin API refuses more.
@@ -250,15 +269,9 @@ pub fn load_ruleset(args: &Args) -> Result<Ruleset> {
     let Some(path) = &args.ruleset else {
         return Ok(Ruleset::default_rules());
     };
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("reading the ruleset {}", path.display()))?;
+    let bytes = read_limited(path, RULESET_FILE)?;
     let origin = path.display().to_string();
-    Ruleset::from_toml(&text, &origin).map_err(|e| {
-        anyhow::anyhow!(
-            "{}",
-            cohort_sim::scenario::ruleset_error(&origin, &text, &e)
-        )
-    })
+    cohort_sim::scenario::ruleset_from_bytes(&bytes, &origin).map_err(|e| anyhow::anyhow!("{e}"))
 }
 
 impl ServerConfig {
@@ -266,9 +279,16 @@ impl ServerConfig {
     pub fn load(args: &Args, rules: &Ruleset) -> Result<ServerConfig> {
         let file: FileConfig = match &args.config {
             Some(path) => {
-                let text = std::fs::read_to_string(path)
-                    .with_context(|| format!("reading {}", path.display()))?;
-                toml::from_str(&text).with_context(|| format!("in {}", path.display()))?
+                let bytes = read_limited(path, CONFIG_FILE)?;
+                let origin = path.display().to_string();
+                let text = cohort_sim::scenario::text_of(
+                    &origin,
+                    &bytes,
+                    CONFIG_FILE.bytes,
+                    CONFIG_FILE.name,
+                )
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+                toml::from_str(text).with_context(|| format!("in {}", path.display()))?
             }
             None => FileConfig::default(),
         };
@@ -451,9 +471,8 @@ fn webhook_url(text: &str) -> Result<reqwest::Url> {
     Ok(url)
 }
 
-fn read_secret(path: &PathBuf) -> Result<Vec<u8>> {
-    let mut bytes =
-        std::fs::read(path).with_context(|| format!("reading the secret {}", path.display()))?;
+fn read_secret(path: &std::path::Path) -> Result<Vec<u8>> {
+    let mut bytes = read_limited(path, SECRET_FILE)?;
     while bytes.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
         bytes.pop();
     }

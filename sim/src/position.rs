@@ -25,8 +25,13 @@ pub const fn fx_ratio(num: i64, den: i64) -> Fx {
 
 /// The tile a world coordinate is on: tiles are a unit across and centred on whole numbers, so
 /// a coordinate rounds to the nearest whole number, halves upward (the spec's `TileOf`).
+/// Coordinates beyond `i32`'s tiles (never on a map) saturate to its ends instead of wrapping.
 pub fn tile_of(v: Fx) -> i32 {
-    (v + Fx::from_bits(1 << 15)).floor().to_num::<i64>() as i32
+    let whole = v
+        .saturating_add(Fx::from_bits(1 << 15))
+        .floor()
+        .to_num::<i64>();
+    i32::try_from(whole).unwrap_or(if whole < 0 { i32::MIN } else { i32::MAX })
 }
 
 /// A point or a direction on the ground.
@@ -259,6 +264,13 @@ mod tests {
         assert_eq!(tile_of(fx_ratio(-1, 2)), 0);
         assert_eq!(tile_of(fx_ratio(-51, 100)), -1);
         assert_eq!(tile_of(fx(7)), 7);
+        assert_eq!(
+            tile_of(Fx::from_num(4_294_967_300i64)),
+            i32::MAX,
+            "2^32 + 4 saturates"
+        );
+        assert_eq!(tile_of(Fx::from_num(-4_294_967_300i64)), i32::MIN);
+        assert_eq!(tile_of(Fx::MAX), i32::MAX);
     }
 
     #[test]

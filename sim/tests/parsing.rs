@@ -8,9 +8,9 @@ fn load_err(text: &str) -> ScenarioError {
 }
 
 fn load_with(text: &str, name: &'static str, file: &'static str) -> ScenarioError {
-    let files = move |n: &str| -> Result<String, String> {
+    let files = move |n: &str, _most: usize| -> Result<Vec<u8>, String> {
         if n == name {
-            Ok(file.to_string())
+            Ok(file.as_bytes().to_vec())
         } else {
             Err(format!("cannot read `{n}`"))
         }
@@ -146,7 +146,7 @@ fn limits_are_enforced() {
     let e = load_err(&format!(
         "{MAP}[[units]]\nkind = \"villager\"\nowner = 0\nat = [1, 1]\ncount = 4000000000\n"
     ));
-    assert_eq!(e.field, "units", "{e}");
+    assert_eq!((e.line, e.field.as_str()), (10, "units[0].count"), "{e}");
     let e = load_err(&format!(
         "{MAP}[[units]]\nkind = \"villager\"\nowner = 5\nat = [1, 1]\n[[players]]\n"
     ));
@@ -244,4 +244,120 @@ fn a_block_may_set_its_hit_points_but_not_to_zero() {
         .all(|u| u.hit_points == 1_000_000));
     assert_eq!(s.names[0].0, "stout");
     assert_eq!(s.names[0].1.len(), 2);
+}
+
+/// A 20 × 2 map.
+const WIDE: &str = "[map]\nascii = \"\"\"\n....................\n....................\n\"\"\"\n";
+
+#[test]
+fn a_unit_far_past_the_edge_is_refused_not_wrapped_onto_the_map() {
+    // 2^32 + 4 would be tile 4 if the tile were cut to 32 bits.
+    let text = format!("{WIDE}[[units]]\nkind = \"villager\"\nowner = 0\nat = [4294967300, 1]\n");
+    let e = load_err(&text);
+    assert_eq!((e.line, e.field.as_str()), (6, "units[0].at"), "{e}");
+    assert!(e.message.contains("off the map"), "{e}");
+    for at in ["[-1, 1]", "[19.49, 1]", "[19.5, 1]", "[\"-0.51\", 0]"] {
+        let text = format!("{WIDE}[[units]]\nkind = \"villager\"\nowner = 0\nat = {at}\n");
+        let loaded = Scenario::from_toml(&text, "edge.toml", &NoFiles, None);
+        let on_map = at == "[19.49, 1]";
+        assert_eq!(loaded.is_ok(), on_map, "{at}: {:?}", loaded.err());
+    }
+}
+
+#[test]
+fn surplus_or_missing_array_elements_are_refused_where_written() {
+    for (at, line) in [("[5, 1, 7]", 9), ("[5, 1, 7, 8, 9]", 9), ("[5]", 9)] {
+        let text = format!("{WIDE}[[units]]\nkind = \"villager\"\nowner = 0\nat = {at}\n");
+        let e = load_err(&text);
+        assert_eq!(
+            (e.line, e.field.as_str()),
+            (line, "units[0].at"),
+            "{at}: {e}"
+        );
+        assert!(e.message.contains("exactly 2"), "{e}");
+    }
+    let text = format!("{WIDE}[[resources]]\nkind = \"tree\"\nat = [1, 1]\nto = [2, 2, 2]\n");
+    assert_eq!(load_err(&text).field, "resources[0].to");
+    let text = format!(
+        "{WIDE}[[commands]]\ntick = 0\nplayer = 0\ndo = \"move\"\nunits = []\nto = [1, 1, 1]\n"
+    );
+    assert_eq!(load_err(&text).field, "commands[0].to");
+    let base = cohort_sim::ruleset::DEFAULT_RULESET_TOML;
+    let line = base
+        .lines()
+        .position(|l| l.contains("half_extent"))
+        .unwrap()
+        + 1;
+    let old = base.lines().nth(line - 1).unwrap();
+    let three: &'static str = Box::leak(
+        base.replacen(old, "half_extent = [1, 1, 1]", 1)
+            .into_boxed_str(),
+    );
+    let e = load_with(&format!("rules = \"r.toml\"\n{MAP}"), "r.toml", three);
+    assert_eq!((e.file.as_str(), e.line), ("r.toml", line), "{e}");
+    assert!(e.field.ends_with("half_extent"), "{e}");
+    assert!(e.message.contains("exactly 2"), "{e}");
+}
+
+#[test]
+fn invalid_utf8_is_refused_at_its_line_and_field() {
+    let mut bytes = b"name = \"ok\"\ndescription = \"caf".to_vec();
+    bytes.push(0xe9);
+    bytes.extend_from_slice(b"\"\n");
+    let e = Scenario::from_bytes(&bytes, "bad.toml", &NoFiles, None).unwrap_err();
+    assert_eq!((e.line, e.field.as_str()), (2, "description"), "{e}");
+    assert!(
+        e.message.contains("column 19") && e.message.contains("0xe9"),
+        "{e}"
+    );
+    // In a file the scenario names: that file's line.
+    let map: &'static [u8] = b"....\n..\xff.\n";
+    let files = move |_: &str, _: usize| -> Result<Vec<u8>, String> { Ok(map.to_vec()) };
+    let e = Scenario::from_toml("[map]\nfile = \"m.txt\"\n", "s.toml", &files, None).unwrap_err();
+    assert_eq!((e.file.as_str(), e.line), ("m.txt", 2), "{e}");
+}
+
+#[test]
+fn files_over_their_limit_are_refused_without_reading_them_whole() {
+    use cohort_sim::scenario::{MAX_MAP_FILE_BYTES, MAX_SCENARIO_BYTES};
+    // An endless map file: the reader is asked for one byte over the limit, no more.
+    let asked = std::cell::Cell::new(0);
+    let endless = |_: &str, most: usize| -> Result<Vec<u8>, String> {
+        asked.set(most);
+        Ok(vec![b'.'; most])
+    };
+    let e =
+        Scenario::from_toml("[map]\nfile = \"/dev/zero\"\n", "s.toml", &endless, None).unwrap_err();
+    assert_eq!(asked.get(), MAX_MAP_FILE_BYTES + 1);
+    assert_eq!(
+        (e.file.as_str(), e.line, e.field.as_str()),
+        ("s.toml", 2, "map.file"),
+        "{e}"
+    );
+    assert!(e.message.contains("MAX_MAP_FILE_BYTES"), "{e}");
+    let e = Scenario::from_toml(
+        &format!("rules = \"/dev/zero\"\n{MAP}"),
+        "s.toml",
+        &endless,
+        None,
+    )
+    .unwrap_err();
+    assert_eq!((e.line, e.field.as_str()), (1, "rules"), "{e}");
+    assert!(e.message.contains("MAX_RULESET_BYTES"), "{e}");
+    let mut big = format!("{MAP}description = \"").into_bytes();
+    big.resize(MAX_SCENARIO_BYTES + 1, b'x');
+    let e = Scenario::from_bytes(&big, "big.toml", &NoFiles, None).unwrap_err();
+    assert!(e.message.contains("MAX_SCENARIO_BYTES"), "{e}");
+    assert_eq!(e.line, 6, "{e}");
+}
+
+#[test]
+fn ticks_past_their_limit_are_refused() {
+    let e = load_err(&format!(
+        "turn_ticks = 4\nticks = 18446744073709551615\n{MAP}"
+    ));
+    assert_eq!((e.line, e.field.as_str()), (2, "ticks"), "{e}");
+    let text = format!("{MAP}[[commands]]\ntick = 99999999999\nplayer = 0\ndo = \"stop\"\n");
+    let e = load_err(&text);
+    assert_eq!(e.field, "commands[0].tick", "{e}");
 }

@@ -15,9 +15,9 @@ fn holds(name: &str) {
 /// The `formation` check run over `scene` in place of its own file
 /// (`formation_mixed_speeds.toml`): whether it held, and if not, what failed and every figure.
 fn formation_over(scene: &str) -> Result<(), String> {
-    let files = |name: &str| -> Result<String, String> {
+    let files = |name: &str, _most: usize| -> Result<Vec<u8>, String> {
         match name {
-            "formation_mixed_speeds.toml" => Ok(scene.to_string()),
+            "formation_mixed_speeds.toml" => Ok(scene.as_bytes().to_vec()),
             other => Err(format!("no file {other}")),
         }
     };

@@ -6,9 +6,19 @@ use anyhow::{bail, Context, Result};
 use cohort_client::brain::{Brain, RandomBrain, Script};
 use cohort_client::core::ClientOptions;
 use cohort_client::session::{run_bot_paced, BotOutcome, BotPlan, Pace, DEFAULT_HANDSHAKES};
+use cohort_protocol::file::{read_limited, FileLimit};
 use cohort_protocol::limits::MAX_NAME_BYTES;
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+/// The largest bot script (`--script`), in bytes.
+pub const MAX_SCRIPT_BYTES: usize = 4 << 20;
+
+const SCRIPT_FILE: FileLimit = FileLimit {
+    bytes: MAX_SCRIPT_BYTES,
+    what: "bot script",
+    name: "MAX_SCRIPT_BYTES",
+};
 
 /// Run bots: N clients in one process, each joining with its own token and playing scripted or
 /// seeded-random orders for its own units.
@@ -67,9 +77,12 @@ pub fn run(args: Args) -> Result<ExitCode> {
     }
     let script = match &args.script {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading the script {}", path.display()))?;
-            Some(Script::parse(&text).with_context(|| format!("in {}", path.display()))?)
+            let bytes = read_limited(path, SCRIPT_FILE)?;
+            let origin = path.display().to_string();
+            let text =
+                cohort_sim::scenario::text_of(&origin, &bytes, SCRIPT_FILE.bytes, SCRIPT_FILE.name)
+                    .map_err(|e| anyhow::anyhow!("{e}"))?;
+            Some(Script::parse(text).with_context(|| format!("in {}", path.display()))?)
         }
         None => None,
     };

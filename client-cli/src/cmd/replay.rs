@@ -3,6 +3,8 @@
 use super::ruleset::RulesetArgs;
 use anyhow::{Context, Result};
 use cohort_client::verify::{narration, narrow_report, verify_replay, Narrowing, Verdict};
+use cohort_protocol::file::{read_at_most, read_limited};
+use cohort_protocol::limits::{REPLAY_FILE, REPORT_FILE};
 use cohort_protocol::replay::{read_replay, Tail, REPLAY_MAGIC};
 use cohort_protocol::report::{read_report, REPORT_MAGIC};
 use cohort_sim::Ruleset;
@@ -35,11 +37,20 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let bytes = std::fs::read(&args.file)
-        .with_context(|| format!("cannot read {}", args.file.display()))?;
+    // Which kind of file, by its magic; then the whole file within that kind's limit.
+    let magic = read_at_most(&args.file, REPORT_MAGIC.len())?;
+    let is_report = magic == REPORT_MAGIC;
+    if !is_report && magic != REPLAY_MAGIC {
+        anyhow::bail!(
+            "{} is neither a replay (COHORTRP) nor a desync report (COHORTDR)",
+            args.file.display()
+        );
+    }
+    let limit = if is_report { REPORT_FILE } else { REPLAY_FILE };
+    let bytes = read_limited(&args.file, limit)?;
     let rules = args.ruleset.load()?;
     let name = args.file.display().to_string();
-    if bytes.starts_with(&REPORT_MAGIC) {
+    if is_report {
         let report = read_report(&bytes).with_context(|| format!("{name} is unreadable"))?;
         check_ruleset(&report.header.config.ruleset_hash, &rules)?;
         let bar = progress(args.quiet, report.turn + 1);
@@ -48,9 +59,6 @@ pub fn run(args: Args) -> Result<ExitCode> {
         bar.finish_and_clear();
         print_narrowing(&n);
         return Ok(ExitCode::from(1));
-    }
-    if !bytes.starts_with(&REPLAY_MAGIC) {
-        anyhow::bail!("{name} is neither a replay (COHORTRP) nor a desync report (COHORTDR)");
     }
     let replay = read_replay(&bytes).with_context(|| format!("{name} is unreadable"))?;
     if let Tail::Damaged { .. } = replay.tail {

@@ -1,7 +1,9 @@
 //! The `--ruleset` flag of the subcommands that play or re-simulate a match.
 
-use anyhow::{Context, Result};
-use cohort_sim::scenario::ruleset_error;
+use anyhow::Result;
+use cohort_protocol::file::read_limited;
+use cohort_protocol::limits::RULESET_FILE;
+use cohort_sim::scenario::ruleset_from_bytes;
 use cohort_sim::Ruleset;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -28,10 +30,8 @@ impl RulesetArgs {
 
 /// A ruleset file, read; a fault names the file, line and field.
 pub fn read_ruleset(path: &Path) -> Result<Arc<Ruleset>> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read the ruleset {}", path.display()))?;
+    let bytes = read_limited(path, RULESET_FILE)?;
     let origin = path.display().to_string();
-    let rules = Ruleset::from_toml(&text, &origin)
-        .map_err(|e| anyhow::anyhow!("{}", ruleset_error(&origin, &text, &e)))?;
+    let rules = ruleset_from_bytes(&bytes, &origin).map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok(Arc::new(rules))
 }

@@ -1,6 +1,8 @@
 //! `cohort sim`: run a scenario (or the embedded default map) headless and report what it came to.
 
 use anyhow::{bail, Context, Result};
+use cohort_protocol::file::read_at_most;
+use cohort_protocol::limits::SCENARIO_FILE;
 use cohort_sim::map::{MapOptions, DEFAULT_MAP_SEED, DEFAULT_MAP_SIZE};
 use cohort_sim::scenario::watch::{InClosed, Overlap, Stall};
 use cohort_sim::scenario::{self, Report, Runner, Scenario};
@@ -74,15 +76,13 @@ pub fn load(source: &Source) -> Result<Scenario> {
     let Some(path) = source.scenario.as_deref() else {
         bail!("name a scenario file or pass --default-map");
     };
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read the scenario {}", path.display()))?;
+    let bytes = read_at_most(path, SCENARIO_FILE.bytes + 1)?;
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let files = |name: &str| -> Result<String, String> {
-        let p = dir.join(name);
-        std::fs::read_to_string(&p).map_err(|e| format!("cannot read `{}`: {e}", p.display()))
+    let files = |name: &str, most: usize| -> Result<Vec<u8>, String> {
+        read_at_most(&dir.join(name), most).map_err(|e| e.to_string())
     };
     let origin = path.display().to_string();
-    Scenario::from_toml(&text, &origin, &files, rules).map_err(|mut e| {
+    Scenario::from_bytes(&bytes, &origin, &files, rules).map_err(|mut e| {
         // A fault in a file the scenario names: show that file's path, not its name as written.
         if e.file != origin {
             e.file = dir.join(&e.file).display().to_string();

@@ -43,9 +43,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
         None => cohort_sim::verify::run(&names, &Embedded)?,
         Some(dir) => {
             let dir = dir.clone();
-            let read = move |name: &str| {
-                std::fs::read_to_string(dir.join(name))
-                    .map_err(|e| format!("cannot read {}: {e}", dir.join(name).display()))
+            let read = move |name: &str, most: usize| {
+                cohort_protocol::file::read_at_most(&dir.join(name), most)
+                    .map_err(|e| e.to_string())
             };
             cohort_sim::verify::run(&names, &read)?
         }

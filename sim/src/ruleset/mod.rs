@@ -7,8 +7,13 @@
 //! two files that differ only in layout or comments are the same ruleset.
 
 mod decimal;
+mod pair;
 
 pub use decimal::{parse_decimal, Decimal};
+pub use pair::Pair;
+
+/// The largest ruleset file, in bytes (the embedded default is a few kilobytes).
+pub const MAX_RULESET_BYTES: usize = 1 << 20;
 
 use crate::grid::{LayerId, TerrainId, TerrainMask, MAX_LAYERS};
 use crate::position::{fx, Fx};
@@ -111,7 +116,7 @@ fn default_sight() -> Decimal {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BuildingFile {
-    pub half_extent: [Decimal; 2],
+    pub half_extent: Pair<Decimal>,
     pub hit_points: u32,
     pub build_ms: u32,
     #[serde(default)]

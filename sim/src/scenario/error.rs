@@ -53,6 +53,40 @@ impl ScenarioError {
     }
 }
 
+/// The text of `file`'s `bytes`, refused where it goes wrong: past `limit` bytes (the line the
+/// limit falls on; `limit_name` names the limit) or at the first byte that is not UTF-8 (its
+/// line, column and field).
+pub fn text_of<'a>(
+    file: &str,
+    bytes: &'a [u8],
+    limit: usize,
+    limit_name: &str,
+) -> Result<&'a str, ScenarioError> {
+    if bytes.len() > limit {
+        let line = bytes[..limit].iter().filter(|&&b| b == b'\n').count() + 1;
+        return Err(ScenarioError::new(
+            file,
+            line,
+            "",
+            format!("the file goes on past {limit} bytes, its limit ({limit_name})"),
+        ));
+    }
+    std::str::from_utf8(bytes).map_err(|e| {
+        let good = &bytes[..e.valid_up_to()];
+        let text = String::from_utf8_lossy(good);
+        let column = text.len() - text.rfind('\n').map_or(0, |i| i + 1) + 1;
+        ScenarioError::new(
+            file,
+            line_of(&text, text.len()),
+            field_at(&text, text.len()),
+            format!(
+                "column {column}: byte 0x{:02x} is not UTF-8 (files are UTF-8 text)",
+                bytes[e.valid_up_to()]
+            ),
+        )
+    })
+}
+
 /// The 1-based line of byte offset `at` in `text`.
 pub fn line_of(text: &str, at: usize) -> usize {
     text.as_bytes()[..at.min(text.len())]

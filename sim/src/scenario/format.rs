@@ -2,7 +2,7 @@
 //! found after parsing (an unknown kind, a unit on closed ground) still names its line.
 
 use crate::command::FormationKind;
-use crate::ruleset::Decimal;
+use crate::ruleset::{Decimal, Pair};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use toml::Spanned;
@@ -20,7 +20,7 @@ pub struct ScenarioFile {
     /// Ticks in a network turn: a hash is taken after each (default 4).
     pub turn_ticks: Option<Spanned<u32>>,
     /// Ticks to run when the caller does not say (default 600).
-    pub ticks: Option<u64>,
+    pub ticks: Option<Spanned<u64>>,
     /// A ruleset file, relative to the scenario; the embedded default when absent.
     pub rules: Option<Spanned<String>>,
     pub map: Spanned<MapSpec>,
@@ -74,8 +74,8 @@ pub struct PlayerSpec {
 pub struct UnitBlock {
     pub kind: String,
     pub owner: u8,
-    pub at: [Decimal; 2],
-    pub count: Option<u32>,
+    pub at: Pair<Decimal>,
+    pub count: Option<Spanned<u32>>,
     pub columns: Option<u32>,
     pub spacing: Option<Decimal>,
     /// Hit points each unit of the block starts with, instead of its kind's (at least 1).
@@ -90,7 +90,7 @@ pub struct UnitBlock {
 pub struct BuildingSpec {
     pub kind: String,
     pub owner: u8,
-    pub at: [i32; 2],
+    pub at: Pair<i32>,
     #[serde(default)]
     pub turned: bool,
     /// A finished building (default) or a foundation.
@@ -106,8 +106,8 @@ pub struct BuildingSpec {
 #[serde(deny_unknown_fields)]
 pub struct ResourceSpec {
     pub kind: String,
-    pub at: [i32; 2],
-    pub to: Option<[i32; 2]>,
+    pub at: Pair<i32>,
+    pub to: Option<Pair<i32>>,
     pub name: Option<String>,
 }
 
@@ -142,7 +142,7 @@ pub enum UnitRef {
 #[serde(untagged)]
 pub enum TargetRef {
     Id(u64),
-    Tile([i32; 2]),
+    Tile(Pair<i32>),
     Name(String),
 }
 
@@ -157,11 +157,11 @@ pub struct CommandSpec {
     pub action: Action,
     #[serde(default)]
     pub units: Vec<UnitRef>,
-    pub to: Option<[Decimal; 2]>,
+    pub to: Option<Pair<Decimal>>,
     pub target: Option<TargetRef>,
     /// place_building: the building kind, its origin tile and whether it is turned.
     pub kind: Option<String>,
-    pub at: Option<[i32; 2]>,
+    pub at: Option<Pair<i32>>,
     #[serde(default)]
     pub turned: bool,
     pub formation: Option<FormationKind>,

@@ -3,14 +3,14 @@
 //! Entities are created in a fixed order, so their ids follow the file: the map's resources (in
 //! reading order), then `[[resources]]`, `[[buildings]]` and `[[units]]` in the order written.
 
-use super::error::{line_of, locate_field, ScenarioError};
+use super::error::{line_of, locate_field, text_of, ScenarioError};
 use super::format::*;
 use super::{DEFAULT_TICKS, DEFAULT_TURN_TICKS, MAX_TURN_TICKS};
 use crate::command::{Command, PlayerCommand};
 use crate::grid::{Keyed, Occupant};
 use crate::map::{self, Layout, Legend, LegendEntry, MapError, MapOptions};
 use crate::position::{fx, Fx, Tile, Vec2};
-use crate::ruleset::{Ruleset, RulesetError};
+use crate::ruleset::{Pair, Ruleset, RulesetError, MAX_RULESET_BYTES};
 use crate::world::{EntityId, Player, PlayerId, World};
 use std::sync::Arc;
 use toml::Spanned;
@@ -19,16 +19,27 @@ use toml::Spanned;
 pub const MAX_SCENARIO_UNITS: u32 = 20_000;
 /// The most players a match has (player ids 0 to 7).
 pub const MAX_PLAYERS: usize = 8;
+/// The largest scenario file, in bytes (an inline map of `MAX_MAP_SIDE` tiles a side fits).
+pub const MAX_SCENARIO_BYTES: usize = 8 << 20;
+/// The largest map file a scenario names, in bytes (a 2048 × 2048 map with CRLF line ends and
+/// its header fits).
+pub const MAX_MAP_FILE_BYTES: usize = 8 << 20;
+/// The latest tick a scenario may run to or give a command at (`ticks`, `commands[].tick`):
+/// about 44 hours of play at 16 ms a tick.
+pub const MAX_SCENARIO_TICKS: u64 = 10_000_000;
 
-/// Reads the files a scenario names (a map, a ruleset), relative to the scenario.
+/// Reads the files a scenario names (a map, a ruleset, or, for the self-checks, the scenario
+/// itself), relative to the scenario.
 pub trait Files {
-    /// The text of `name`, or why it could not be read.
-    fn read(&self, name: &str) -> Result<String, String>;
+    /// The bytes of `name`, or why it could not be read. A file of more than `most` bytes is
+    /// refused whatever follows, so no more than `most` need ever be read (an endless file
+    /// costs nothing).
+    fn read(&self, name: &str, most: usize) -> Result<Vec<u8>, String>;
 }
 
-impl<F: Fn(&str) -> Result<String, String>> Files for F {
-    fn read(&self, name: &str) -> Result<String, String> {
-        self(name)
+impl<F: Fn(&str, usize) -> Result<Vec<u8>, String>> Files for F {
+    fn read(&self, name: &str, most: usize) -> Result<Vec<u8>, String> {
+        self(name, most)
     }
 }
 
@@ -36,7 +47,7 @@ impl<F: Fn(&str) -> Result<String, String>> Files for F {
 pub struct NoFiles;
 
 impl Files for NoFiles {
-    fn read(&self, name: &str) -> Result<String, String> {
+    fn read(&self, name: &str, _most: usize) -> Result<Vec<u8>, String> {
         Err(format!("cannot read `{name}`: no files are available here"))
     }
 }
@@ -65,6 +76,30 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// Reads scenario file `name` through `files` and loads it ([`Scenario::from_bytes`]).
+    pub fn read(
+        files: &dyn Files,
+        name: &str,
+        rules: Option<Arc<Ruleset>>,
+    ) -> Result<Scenario, ScenarioError> {
+        let bytes = files
+            .read(name, MAX_SCENARIO_BYTES + 1)
+            .map_err(|m| ScenarioError::new(name, 0, "", m))?;
+        Scenario::from_bytes(&bytes, name, files, rules)
+    }
+
+    /// Loads a scenario from its file's bytes: refused, naming the line, when larger than
+    /// [`MAX_SCENARIO_BYTES`] or not UTF-8; then as [`Scenario::from_toml`].
+    pub fn from_bytes(
+        bytes: &[u8],
+        origin: &str,
+        files: &dyn Files,
+        rules: Option<Arc<Ruleset>>,
+    ) -> Result<Scenario, ScenarioError> {
+        let text = text_of(origin, bytes, MAX_SCENARIO_BYTES, "MAX_SCENARIO_BYTES")?;
+        Scenario::from_toml(text, origin, files, rules)
+    }
+
     /// Loads a scenario from its text. `origin` names it in errors (and, without a `name`, is
     /// its name); `files` reads the map or ruleset it names; `rules` replaces the ruleset the
     /// file names. Any fault is a [`ScenarioError`] naming the file, line and field.
@@ -129,24 +164,47 @@ impl Loader<'_> {
         for (i, b) in file.buildings.iter().enumerate() {
             self.building(&mut world, i, b)?;
         }
-        let total: u64 = file
-            .units
-            .iter()
-            .map(|u| u64::from(u.get_ref().count.unwrap_or(1)))
-            .sum();
-        if total > u64::from(MAX_SCENARIO_UNITS) {
-            return Err(ScenarioError::new(
-                self.origin,
-                0,
-                "units",
-                format!("{total} units; at most {MAX_SCENARIO_UNITS} (MAX_SCENARIO_UNITS)"),
-            ));
+        let mut total = 0u64;
+        for (i, u) in file.units.iter().enumerate() {
+            let count = u.get_ref().count.as_ref();
+            total += u64::from(count.map_or(1, |c| *c.get_ref()));
+            if total > u64::from(MAX_SCENARIO_UNITS) {
+                return Err(self.err(
+                    count.map_or(u.span().start, |c| c.span().start),
+                    format!("units[{i}].count"),
+                    format!(
+                        "{total} units by this block; at most {MAX_SCENARIO_UNITS} \
+                         (MAX_SCENARIO_UNITS)"
+                    ),
+                ));
+            }
         }
         for (i, u) in file.units.iter().enumerate() {
             self.units(&mut world, i, u)?;
         }
+        if let Some(t) = file
+            .ticks
+            .as_ref()
+            .filter(|t| *t.get_ref() > MAX_SCENARIO_TICKS)
+        {
+            return Err(self.err(
+                t.span().start,
+                "ticks",
+                format!(
+                    "{} ticks; at most {MAX_SCENARIO_TICKS} (MAX_SCENARIO_TICKS)",
+                    t.get_ref()
+                ),
+            ));
+        }
         let mut commands = Vec::with_capacity(file.commands.len());
         for (i, c) in file.commands.iter().enumerate() {
+            if c.get_ref().tick > MAX_SCENARIO_TICKS {
+                return Err(self.err(
+                    c.span().start,
+                    format!("commands[{i}].tick"),
+                    format!("at most {MAX_SCENARIO_TICKS} (MAX_SCENARIO_TICKS)"),
+                ));
+            }
             commands.push(Scheduled {
                 tick: c.get_ref().tick,
                 command: self.command(&world, i, c)?,
@@ -161,18 +219,38 @@ impl Loader<'_> {
             world,
             commands,
             turn_ticks,
-            ticks: file.ticks.unwrap_or(DEFAULT_TICKS),
+            ticks: file.ticks.map_or(DEFAULT_TICKS, |t| *t.get_ref()),
             names: std::mem::take(&mut self.names),
         })
     }
 
     fn ruleset(&self, name: &Spanned<String>) -> Result<Ruleset, ScenarioError> {
+        let bytes = self.named_file(name, "rules", MAX_RULESET_BYTES, "MAX_RULESET_BYTES")?;
+        ruleset_from_bytes(&bytes, name.get_ref())
+    }
+
+    /// The bytes of a file the scenario names at `name` (its `field`), at most `limit` of them.
+    fn named_file(
+        &self,
+        name: &Spanned<String>,
+        field: &str,
+        limit: usize,
+        limit_name: &str,
+    ) -> Result<Vec<u8>, ScenarioError> {
         let path = name.get_ref();
-        let text = self
+        let at = name.span().start;
+        let bytes = self
             .files
-            .read(path)
-            .map_err(|m| self.err(name.span().start, "rules", m))?;
-        Ruleset::from_toml(&text, path).map_err(|e| ruleset_error(path, &text, &e))
+            .read(path, limit + 1)
+            .map_err(|m| self.err(at, field, m))?;
+        if bytes.len() > limit {
+            return Err(self.err(
+                at,
+                field,
+                format!("`{path}` is larger than {limit} bytes ({limit_name})"),
+            ));
+        }
+        Ok(bytes)
     }
 
     fn world(&mut self, file: &ScenarioFile, rules: Arc<Ruleset>) -> Result<World, ScenarioError> {
@@ -259,10 +337,9 @@ impl Loader<'_> {
             })?
         } else if let Some(name) = &spec.file {
             let path = name.get_ref();
-            let text = self
-                .files
-                .read(path)
-                .map_err(|m| self.err(name.span().start, "map.file", m))?;
+            let bytes =
+                self.named_file(name, "map.file", MAX_MAP_FILE_BYTES, "MAX_MAP_FILE_BYTES")?;
+            let text = text_of(path, &bytes, MAX_MAP_FILE_BYTES, "MAX_MAP_FILE_BYTES")?;
             let map_err = |e: MapError| {
                 ScenarioError::new(
                     path,
@@ -272,10 +349,10 @@ impl Loader<'_> {
                 )
             };
             if path.ends_with(".map") {
-                Layout::from_movingai(&text, &rules).map_err(map_err)?
+                Layout::from_movingai(text, &rules).map_err(map_err)?
             } else {
                 let legend = self.legend(spec, &rules, map_at)?;
-                map::parse_ascii(&text, &rules, &legend).map_err(map_err)?
+                map::parse_ascii(text, &rules, &legend).map_err(map_err)?
             }
         } else {
             unreachable!("exactly one map source was checked above")
@@ -349,10 +426,10 @@ impl Loader<'_> {
             return file
                 .players
                 .iter()
-                .enumerate()
-                .map(|(i, p)| {
+                .zip(0..)
+                .map(|(p, i): (_, PlayerId)| {
                     let spec = p.get_ref();
-                    let mut player = Player::new(i as PlayerId, spec.team.unwrap_or(i as u8));
+                    let mut player = Player::new(i, spec.team.unwrap_or(i));
                     if let Some(name) = &spec.name {
                         player.name = name.clone();
                     }
@@ -492,7 +569,7 @@ impl Loader<'_> {
             )
         })?;
         self.owner(world, u.owner, at, &field("owner"))?;
-        let count = u.count.unwrap_or(1);
+        let count = u.count.as_ref().map_or(1, |c| *c.get_ref());
         let columns = match u.columns {
             Some(0) => return Err(self.err(at, field("columns"), "at least 1")),
             Some(c) => c,
@@ -504,15 +581,23 @@ impl Loader<'_> {
         }
         let key = Keyed::unkeyed(world.rules().units[kind as usize].layer);
         let first = Vec2::new(u.at[0].0, u.at[1].0);
-        let mut ids = Vec::with_capacity(count as usize);
+        // The map's edges: a point is on the map when its tile is, checked before any tile is
+        // taken of it (x = 2^32 + 4 is off a 20-wide map, not on tile 4).
+        let (w, h) = (world.grid().width(), world.grid().height());
+        let on_map = |x: Fx, y: Fx| {
+            let inside = |v: Fx, side: i32| {
+                v >= -Fx::from_bits(1 << 15) && v < Fx::from_num(side) - Fx::from_bits(1 << 15)
+            };
+            inside(x, w) && inside(y, h)
+        };
+        let mut ids = Vec::with_capacity(usize::try_from(count).unwrap_or(0));
         for n in 0..count {
             let offset = |k: u32| Fx::from_num(k).checked_mul(spacing);
             let p = offset(n % columns)
                 .zip(offset(n / columns))
                 .and_then(|(dx, dy)| first.x.checked_add(dx).zip(first.y.checked_add(dy)));
             let on_ground = p.filter(|&(x, y)| {
-                let tile = Vec2::new(x, y).tile();
-                world.grid().passable(key, tile)
+                on_map(x, y) && world.grid().passable(key, Vec2::new(x, y).tile())
             });
             let Some((x, y)) = on_ground else {
                 return Err(self.err(
@@ -568,7 +653,7 @@ impl Loader<'_> {
     ) -> Result<EntityId, ScenarioError> {
         match target {
             TargetRef::Id(id) => Ok(EntityId(*id)),
-            TargetRef::Tile([x, y]) => {
+            TargetRef::Tile(Pair([x, y])) => {
                 let t = Tile::new(*x, *y);
                 match world.grid().occupant(t) {
                     Occupant::Resource(id) | Occupant::Building(id) => Ok(id),
@@ -618,7 +703,7 @@ impl Loader<'_> {
             )
         };
         let to = || {
-            c.to.map(|[x, y]| Vec2::new(x.0, y.0))
+            c.to.map(|Pair([x, y])| Vec2::new(x.0, y.0))
                 .ok_or_else(|| need("to"))
         };
         let target = || {
@@ -649,7 +734,7 @@ impl Loader<'_> {
                 kind: c.kind.clone().ok_or_else(|| need("kind"))?,
                 at: c
                     .at
-                    .map(|[x, y]| Tile::new(x, y))
+                    .map(|Pair([x, y])| Tile::new(x, y))
                     .ok_or_else(|| need("at"))?,
                 turned: c.turned,
                 builders: units,
@@ -682,6 +767,13 @@ fn ceil_sqrt(n: u32) -> u32 {
 fn stem(origin: &str) -> String {
     let base = origin.rsplit(['/', '\\']).next().unwrap_or(origin);
     base.split('.').next().unwrap_or(base).to_string()
+}
+
+/// A ruleset file's bytes compiled (`origin` names it): refused with its file, line and field
+/// when larger than [`MAX_RULESET_BYTES`], not UTF-8, or not a valid ruleset.
+pub fn ruleset_from_bytes(bytes: &[u8], origin: &str) -> Result<Ruleset, ScenarioError> {
+    let text = text_of(origin, bytes, MAX_RULESET_BYTES, "MAX_RULESET_BYTES")?;
+    Ruleset::from_toml(text, origin).map_err(|e| ruleset_error(origin, text, &e))
 }
 
 /// A ruleset's error as a scenario error: its file, line and field.

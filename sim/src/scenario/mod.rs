@@ -12,14 +12,14 @@ mod report;
 mod runner;
 pub mod watch;
 
-pub use error::{line_of, locate_field, ScenarioError};
+pub use error::{line_of, locate_field, text_of, ScenarioError};
 pub use format::{
     Action, BuildingSpec, CommandSpec, MapSpec, PlayerSpec, ResourceSpec, ScenarioFile, TargetRef,
     UnitBlock, UnitRef,
 };
 pub use load::{
-    default_map, ruleset_error, Files, NoFiles, Scenario, Scheduled, MAX_PLAYERS,
-    MAX_SCENARIO_UNITS,
+    default_map, ruleset_error, ruleset_from_bytes, Files, NoFiles, Scenario, Scheduled,
+    MAX_MAP_FILE_BYTES, MAX_PLAYERS, MAX_SCENARIO_BYTES, MAX_SCENARIO_TICKS, MAX_SCENARIO_UNITS,
 };
 pub use report::{BuildingReport, Report, ResourceReport, UnitReport};
 pub use runner::Runner;

@@ -186,11 +186,11 @@ pub const SCENES: [(&str, &str); 15] = [
 pub struct Embedded;
 
 impl Files for Embedded {
-    fn read(&self, name: &str) -> Result<String, String> {
+    fn read(&self, name: &str, _most: usize) -> Result<Vec<u8>, String> {
         SCENES
             .iter()
             .find(|s| s.0 == name)
-            .map(|s| s.1.to_string())
+            .map(|s| s.1.as_bytes().to_vec())
             .ok_or_else(|| format!("no scenario `{name}` is embedded for the checks"))
     }
 }

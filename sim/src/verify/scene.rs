@@ -17,8 +17,7 @@ pub struct Scene {
 impl Scene {
     /// Loads scenario file `file` through `files` (the default ruleset unless it names one).
     pub fn load(files: &dyn Files, file: &str) -> Result<Scene, String> {
-        let text = files.read(file)?;
-        let s = Scenario::from_toml(&text, file, files, None).map_err(|e| e.to_string())?;
+        let s = Scenario::read(files, file, None).map_err(|e| e.to_string())?;
         Ok(Scene {
             ticks: s.ticks,
             names: s.names.clone(),

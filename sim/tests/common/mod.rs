@@ -25,12 +25,12 @@ pub fn dir() -> PathBuf {
 /// Loads `scenarios/<name>`.
 pub fn load(name: &str) -> Scenario {
     let path = dir().join(name);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
     let base = dir();
-    let files = move |n: &str| -> Result<String, String> {
-        std::fs::read_to_string(base.join(n)).map_err(|e| e.to_string())
+    let files = move |n: &str, _most: usize| -> Result<Vec<u8>, String> {
+        std::fs::read(base.join(n)).map_err(|e| e.to_string())
     };
-    Scenario::from_toml(&text, name, &files, None).unwrap_or_else(|e| panic!("{e}"))
+    Scenario::from_bytes(&bytes, name, &files, None).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Runs `scenarios/<name>` for its own number of ticks.
