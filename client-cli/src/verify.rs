@@ -10,7 +10,8 @@ use cohort_protocol::replay::{Replay, TurnRecord};
 use cohort_protocol::report::{DesyncReport, StateView};
 use cohort_protocol::setup::{run_bundle, ConfigError};
 use cohort_protocol::MatchConfig;
-use cohort_sim::{EntityId, Fx, PlayerId, Ruleset, StateHash, World};
+use cohort_sim::hash::Entry;
+use cohort_sim::{Fx, PlayerId, Ruleset, StateHash, World};
 use serde_json::Value;
 use std::sync::Arc;
 
@@ -117,8 +118,8 @@ pub struct Narrowing {
     pub ticks: (u64, u64),
     /// The parts of the state that differ (`units`, `rng`, …), when the client sent its state.
     pub parts: Vec<String>,
-    /// The entities that differ, in id order.
-    pub entities: Vec<EntityId>,
+    /// The entries (players, units, buildings, resources, formations) that differ.
+    pub entities: Vec<Entry>,
     /// The first field that differs, in id order of entities, then field order.
     pub field: Option<FieldDifference>,
     /// The turn the client's state is from: always `turn` (checked).
@@ -216,7 +217,7 @@ pub fn narration(n: &Narrowing) -> Vec<String> {
         (Some(turn), Some(tick)) => {
             lines.push(format!("client state after turn {turn}, at tick {tick}"));
             lines.push(format!("parts that differ: {}", n.parts.join(", ")));
-            let ids: Vec<String> = n.entities.iter().map(|e| e.0.to_string()).collect();
+            let ids: Vec<String> = n.entities.iter().map(Entry::to_string).collect();
             lines.push(format!("entities that differ: {}", ids.join(", ")));
             if let Some(f) = &n.field {
                 lines.push(format!(
@@ -475,7 +476,7 @@ mod tests {
             "{told}"
         );
         assert_eq!(n.parts, vec!["units".to_string()]);
-        assert_eq!(n.entities, vec![id]);
+        assert_eq!(n.entities, vec![Entry::Unit(id)]);
         let f = n.field.unwrap();
         assert_eq!(f.path, format!("units[id {}].position.x", id.0));
         assert_ne!(f.server, f.client);

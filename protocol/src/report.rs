@@ -6,16 +6,19 @@
 use crate::codec::{decode_record, encode_record, CodecError};
 use crate::replay::{check_file_header, frame_record, next_record, ReplayError, TurnRecord};
 use crate::replay::{ReplayHeader, FILE_HEADER_BYTES};
+use cohort_sim::hash::Entry;
 use cohort_sim::world::Snapshot;
-use cohort_sim::{EntityId, PlayerId, StateHash, World};
+use cohort_sim::{PlayerId, StateHash, World};
 use serde::{Deserialize, Serialize};
 
 /// The first 8 bytes of a desync report file.
 pub const REPORT_MAGIC: [u8; 8] = *b"COHORTDR";
 
 /// The report format version, after the magic as a big-endian u32. Version 2: the client's
-/// state is the one after the failing turn, compared with the report's `server`.
-pub const REPORT_VERSION: u32 = 2;
+/// state is the one after the failing turn, compared with the report's `server`. Version 3:
+/// entries (players, units, buildings, resources, formations) in place of entity ids, and the
+/// parts `next_id` and `formations`.
+pub const REPORT_VERSION: u32 = 3;
 
 /// One peer's hash after the failing turn.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -34,8 +37,8 @@ pub struct StateView {
     pub hash: StateHash,
     /// Per part of the state (`cohort_sim::hash::PARTS`).
     pub parts: Vec<(String, StateHash)>,
-    /// Per entity, in id order.
-    pub entities: Vec<(EntityId, StateHash)>,
+    /// Per player, unit, building, resource and formation, in [`Entry`] order.
+    pub entities: Vec<(Entry, StateHash)>,
     pub snapshot: Snapshot,
 }
 
@@ -55,16 +58,16 @@ impl StateView {
         }
     }
 
-    /// The parts whose hashes differ from `other`'s, and the entities that differ or that only
-    /// one side has, in id order.
-    pub fn differences(&self, other: &StateView) -> (Vec<String>, Vec<EntityId>) {
+    /// The parts whose hashes differ from `other`'s, and the entries that differ or that only
+    /// one side has, in [`Entry`] order.
+    pub fn differences(&self, other: &StateView) -> (Vec<String>, Vec<Entry>) {
         let parts = self
             .parts
             .iter()
             .filter(|(n, h)| other.parts.iter().any(|(m, g)| m == n && g != h))
             .map(|(n, _)| n.clone())
             .collect();
-        let mut ids: Vec<EntityId> = Vec::new();
+        let mut ids: Vec<Entry> = Vec::new();
         let (a, b) = (&self.entities, &other.entities);
         let (mut i, mut j) = (0, 0);
         while i < a.len() || j < b.len() {
@@ -184,7 +187,7 @@ mod tests {
         let client = StateView::of(&other, 0);
         let (parts, ids) = server.differences(&client);
         assert_eq!(parts, vec!["units".to_string()]);
-        assert_eq!(ids, vec![other.state.units[0].id]);
+        assert_eq!(ids, vec![Entry::Unit(other.state.units[0].id)]);
         let report = DesyncReport {
             header: ReplayHeader {
                 config,

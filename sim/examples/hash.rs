@@ -1,8 +1,9 @@
 //! The per-turn state hash, with the grid's cached encoding against the whole state encoded
 //! afresh (its peer in the same run), on the default generated map with 8 players after one
 //! turn. Prints one JSON line: microseconds per hash (cached, uncached, and cached right after a
-//! grid change, which takes the grid's encoding again), one idle turn of 8 ticks for scale, and
-//! the grid's encoded size.
+//! grid change, which takes the grid's encoding again), the tick hash (`World::tick_hash`, taken
+//! after every tick), one idle turn of 8 ticks for scale, and the grid's encoded size. The tick
+//! hash at 1,600 walking units is measured by `sim/examples/tick.rs`.
 //!
 //! `cargo run --release -p cohort-sim --example hash`
 
@@ -40,6 +41,9 @@ fn main() {
     let cached = per_round(|_| {
         black_box(w.hash());
     });
+    let tick_hash = per_round(|_| {
+        black_box(w.tick_hash());
+    });
     let after_change = per_round(|i| {
         w.state.grid.set_elevation(Tile::new(1, 1), (i % 3) as i8);
         black_box(w.hash());
@@ -50,6 +54,7 @@ fn main() {
         serde_json::json!({
             "hash_uncached_us": uncached.as_micros(),
             "hash_cached_us": cached.as_micros(),
+            "tick_hash_us": tick_hash.as_micros(),
             "hash_after_grid_change_us": after_change.as_micros(),
             "idle_turn_of_8_ticks_us": turn.as_micros(),
             "grid_bytes": w.state.grid.canonical().len(),

@@ -5,7 +5,10 @@
 //! same over each tick's fastest of `runs` identical runs (`median_us_fastest_of_runs`,
 //! `p95_us_fastest_of_runs`: what is left when a busy machine's stalls are taken out); `searches_for_200`, the
 //! route searches 200 soldiers sent together to one point cost; and `world_bytes`, the memory
-//! one such match's world holds (grid, caches, units, routes), counted by the allocator.
+//! one such match's world holds (grid, caches, units, routes), counted by the allocator; and
+//! what hashing costs beside each tick: the tick hash every peer takes after each tick and the
+//! state hash it takes after each turn of 8 ticks (medians over the timed ticks, fastest of
+//! runs, and per mille of the median tick).
 //! Wall-clock time is measured here only, never in a test.
 
 use cohort_sim::command::{Command, PlayerCommand};
@@ -123,14 +126,47 @@ fn armies() -> (World, Vec<Vec<cohort_sim::EntityId>>, Vec<Vec2>) {
     clippy::disallowed_types,
     reason = "the benchmark measures wall-clock time"
 )]
-fn time_ticks(world: &mut World, ticks: usize) -> Vec<u128> {
-    let mut times = Vec::with_capacity(ticks);
-    for _ in 0..ticks {
+fn time_ticks(world: &mut World, ticks: usize) -> Timed {
+    let mut timed = Timed::default();
+    for i in 0..ticks {
         let t = std::time::Instant::now();
         world.step(&[]);
-        times.push(t.elapsed().as_micros());
+        timed.tick.push(t.elapsed().as_nanos());
+        // What every peer adds to each tick: its tick hash.
+        let t = std::time::Instant::now();
+        std::hint::black_box(world.tick_hash());
+        timed.tick_hash.push(t.elapsed().as_nanos());
+        // What every peer adds to each turn (of 8 ticks): the state hash.
+        if i % 8 == 7 {
+            let t = std::time::Instant::now();
+            std::hint::black_box(world.hash());
+            timed.state_hash.push(t.elapsed().as_nanos());
+        }
     }
-    times
+    timed
+}
+
+/// Nanoseconds per tick, per tick hash and per state hash.
+#[derive(Default)]
+struct Timed {
+    tick: Vec<u128>,
+    tick_hash: Vec<u128>,
+    state_hash: Vec<u128>,
+}
+
+impl Timed {
+    /// Each figure's fastest of this run and `other`.
+    fn keep_fastest(&mut self, other: Timed) {
+        for (mine, theirs) in [
+            (&mut self.tick, other.tick),
+            (&mut self.tick_hash, other.tick_hash),
+            (&mut self.state_hash, other.state_hash),
+        ] {
+            for (b, t) in mine.iter_mut().zip(theirs) {
+                *b = (*b).min(t);
+            }
+        }
+    }
 }
 
 fn main() {
@@ -166,7 +202,7 @@ fn main() {
     let times = time_ticks(&mut world, TIMED_TICKS);
     let searches_timed = world.counters.route_searches - searches_at_start;
     let end_hash = world.hash();
-    let (median, p95) = median_p95(&times);
+    let (median, p95) = median_p95(&times.tick);
 
     // The same match again, each tick's fastest run kept.
     let mut best = times;
@@ -190,19 +226,33 @@ fn main() {
         again.step(&commands[1..]);
         let times = time_ticks(&mut again, TIMED_TICKS);
         assert_eq!(again.hash(), end_hash, "every run does the same work");
-        for (b, t) in best.iter_mut().zip(times) {
-            *b = (*b).min(t);
-        }
+        best.keep_fastest(times);
     }
-    let (best_median, best_p95) = median_p95(&best);
+    let (best_median, best_p95) = median_p95(&best.tick);
+    let (tick_hash, _) = median_p95(&best.tick_hash);
+    let (state_hash, _) = median_p95(&best.state_hash);
+    let us = |ns: u128| ns / 1000;
+    // Per mille of a tick, fastest of runs: each tick's hash against the tick it follows.
+    let share = |ns: u128| ns * 1000 / best_median.max(1);
     println!(
-        "{{\"units\":{units},\"walking\":{walking},\"ticks\":{TIMED_TICKS},\"median_us\":{median},\"p95_us\":{p95},\"runs\":{RUNS},\"median_us_fastest_of_runs\":{best_median},\"p95_us_fastest_of_runs\":{best_p95},\"searches_for_200\":{searches_for_200},\"world_bytes\":{},\"world_bytes_before_orders\":{world_bytes_idle},\"searches_while_timed\":{searches_timed}}}",
+        "{{\"units\":{units},\"walking\":{walking},\"ticks\":{TIMED_TICKS},\"median_us\":{},\"p95_us\":{},\"runs\":{RUNS},\"median_us_fastest_of_runs\":{},\"p95_us_fastest_of_runs\":{},\"tick_hash_median_us_fastest_of_runs\":{},\"tick_hash_per_mille_of_tick\":{},\"state_hash_median_us_fastest_of_runs\":{},\"state_hash_per_mille_of_tick\":{},\"searches_for_200\":{searches_for_200},\"world_bytes\":{},\"world_bytes_before_orders\":{world_bytes_idle},\"searches_while_timed\":{searches_timed}}}",
+        us(median),
+        us(p95),
+        us(best_median),
+        us(best_p95),
+        us(tick_hash),
+        share(tick_hash),
+        us(state_hash),
+        share(state_hash),
         world_bytes.max(world_bytes_idle)
     );
 }
 
 /// The median and 95th percentile of per-tick times.
 fn median_p95(times: &[u128]) -> (u128, u128) {
+    if times.is_empty() {
+        return (0, 0);
+    }
     let mut sorted = times.to_vec();
     sorted.sort_unstable();
     (sorted[sorted.len() / 2], sorted[sorted.len() * 95 / 100])

@@ -6,6 +6,7 @@ use cohort_client::brain::RandomBrain;
 use cohort_client::verify::{narration, narrow_report};
 use cohort_protocol::message::Role;
 use cohort_protocol::report::read_report;
+use cohort_sim::hash::Entry;
 use cohort_sim::Ruleset;
 use cohort_tests::*;
 use std::sync::Arc;
@@ -93,7 +94,7 @@ async fn a_perturbed_client_is_caught_on_that_turn_and_the_report_names_it() {
     assert_eq!(n.client_tick, Some(n.ticks.1));
     assert_eq!(n.parts, vec!["units".to_string()]);
     let first_unit = report.server.snapshot.state.units[0].id;
-    assert_eq!(n.entities, vec![first_unit]);
+    assert_eq!(n.entities, vec![Entry::Unit(first_unit)]);
     let field = n.field.clone().expect("a field");
     let path = format!("units[id {}].position.x", first_unit.0);
     assert_eq!(field.path, path);
@@ -103,7 +104,7 @@ async fn a_perturbed_client_is_caught_on_that_turn_and_the_report_names_it() {
             "client state after turn {PERTURB_AT}, at tick {}",
             n.ticks.1
         ),
-        format!("entities that differ: {}", first_unit.0),
+        format!("entities that differ: unit {}", first_unit.0),
         format!("first field that differs: {path}"),
     ] {
         assert!(told.contains(&line), "{told}");

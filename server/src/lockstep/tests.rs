@@ -592,7 +592,10 @@ fn a_desync_is_caught_on_its_turn_told_to_everyone_and_reported() {
     assert_eq!((client.view.turn, client.view.hash), (2, bad.hash()));
     let (parts, ids) = r.server.differences(&client.view);
     assert_eq!(parts, vec!["units".to_string()]);
-    assert_eq!(ids, vec![bad.state.units[0].id]);
+    assert_eq!(
+        ids,
+        vec![cohort_sim::hash::Entry::Unit(bad.state.units[0].id)]
+    );
     let hashes: Vec<(u8, Option<StateHash>)> =
         r.peer_hashes.iter().map(|p| (p.player, p.hash)).collect();
     assert_eq!(hashes, vec![(0, Some(good)), (1, Some(bad.hash()))]);

@@ -81,10 +81,14 @@ pub struct Grid {
     canon: CanonCache,
 }
 
-/// The grid's canonical encoding and the revision it was taken at. Behind a mutex because it
-/// is filled through `&self` (hashing); an uncontended lock is all it ever costs.
+/// The grid's canonical encoding and its tick hash, and the revision they were taken at. Behind
+/// a mutex because it is filled through `&self` (hashing); an uncontended lock is all it ever
+/// costs.
 #[derive(Debug, Default)]
-struct CanonCache(Mutex<Option<(u64, Arc<[u8]>)>>);
+struct CanonCache(Mutex<Option<Canonical>>);
+
+/// The grid's canonical encoding and its tick hash, at a revision.
+type Canonical = (u64, Arc<[u8]>, crate::hash::TickHash);
 
 impl Clone for CanonCache {
     fn clone(&self) -> CanonCache {
@@ -308,13 +312,28 @@ impl Grid {
     /// The grid's canonical encoding (what `World::hash` feeds the hasher for it), taken again
     /// only after a change: between changes every turn's hash reuses it.
     pub fn canonical(&self) -> Arc<[u8]> {
+        self.cached().0
+    }
+
+    /// The tick hash of the grid's canonical encoding (what `World::tick_hash` folds for it),
+    /// cached with it.
+    pub fn canonical_tick_hash(&self) -> crate::hash::TickHash {
+        self.cached().1
+    }
+
+    fn cached(&self) -> (Arc<[u8]>, crate::hash::TickHash) {
         let mut cache = self.canon.0.lock().unwrap_or_else(|e| e.into_inner());
         match &*cache {
-            Some((revision, bytes)) if *revision == self.revision => bytes.clone(),
+            Some((revision, bytes, digest)) if *revision == self.revision => {
+                (bytes.clone(), *digest)
+            }
             _ => {
                 let bytes: Arc<[u8]> = crate::hash::canonical_bytes(self).into();
-                *cache = Some((self.revision, bytes.clone()));
-                bytes
+                let mut m = crate::hash::Mixer::default();
+                m.bytes(&bytes);
+                let digest = m.finish();
+                *cache = Some((self.revision, bytes.clone(), digest));
+                (bytes, digest)
             }
         }
     }

@@ -14,6 +14,14 @@ use std::fmt;
 /// Where canonical bytes go.
 pub trait Sink {
     fn put(&mut self, bytes: &[u8]);
+
+    /// An integer of `width` bytes (1, 2, 4 or 8), as its `width` little-endian bytes. Every
+    /// integer, `bool`, tag, length and variant index of the encoding comes this way, so a sink
+    /// that folds words (the tick digest) need not take bytes apart again.
+    #[inline]
+    fn word(&mut self, v: u64, width: usize) {
+        self.put(&v.to_le_bytes()[..width]);
+    }
 }
 
 impl Sink for blake3::Hasher {
@@ -58,7 +66,7 @@ pub struct Canon<'a, S: Sink> {
 
 impl<S: Sink> Canon<'_, S> {
     fn len(&mut self, n: usize) {
-        self.sink.put(&(n as u64).to_le_bytes());
+        self.sink.word(n as u64, 8);
     }
 }
 
@@ -76,23 +84,23 @@ impl<'a, 'b, S: Sink> ser::Serializer for &'a mut Canon<'b, S> {
     type SerializeStructVariant = Self;
 
     fn serialize_bool(self, v: bool) -> R {
-        self.sink.put(&[u8::from(v)]);
+        self.sink.word(u64::from(v), 1);
         Ok(())
     }
     fn serialize_i8(self, v: i8) -> R {
-        self.sink.put(&v.to_le_bytes());
+        self.sink.word(u64::from(v as u8), 1);
         Ok(())
     }
     fn serialize_i16(self, v: i16) -> R {
-        self.sink.put(&v.to_le_bytes());
+        self.sink.word(u64::from(v as u16), 2);
         Ok(())
     }
     fn serialize_i32(self, v: i32) -> R {
-        self.sink.put(&v.to_le_bytes());
+        self.sink.word(u64::from(v as u32), 4);
         Ok(())
     }
     fn serialize_i64(self, v: i64) -> R {
-        self.sink.put(&v.to_le_bytes());
+        self.sink.word(v as u64, 8);
         Ok(())
     }
     fn serialize_i128(self, v: i128) -> R {
@@ -100,19 +108,19 @@ impl<'a, 'b, S: Sink> ser::Serializer for &'a mut Canon<'b, S> {
         Ok(())
     }
     fn serialize_u8(self, v: u8) -> R {
-        self.sink.put(&[v]);
+        self.sink.word(u64::from(v), 1);
         Ok(())
     }
     fn serialize_u16(self, v: u16) -> R {
-        self.sink.put(&v.to_le_bytes());
+        self.sink.word(u64::from(v), 2);
         Ok(())
     }
     fn serialize_u32(self, v: u32) -> R {
-        self.sink.put(&v.to_le_bytes());
+        self.sink.word(u64::from(v), 4);
         Ok(())
     }
     fn serialize_u64(self, v: u64) -> R {
-        self.sink.put(&v.to_le_bytes());
+        self.sink.word(v, 8);
         Ok(())
     }
     fn serialize_u128(self, v: u128) -> R {
@@ -133,7 +141,7 @@ impl<'a, 'b, S: Sink> ser::Serializer for &'a mut Canon<'b, S> {
         ))
     }
     fn serialize_char(self, v: char) -> R {
-        self.sink.put(&u32::from(v).to_le_bytes());
+        self.sink.word(u64::from(u32::from(v)), 4);
         Ok(())
     }
     fn serialize_str(self, v: &str) -> R {
@@ -145,11 +153,11 @@ impl<'a, 'b, S: Sink> ser::Serializer for &'a mut Canon<'b, S> {
         Ok(())
     }
     fn serialize_none(self) -> R {
-        self.sink.put(&[0]);
+        self.sink.word(0, 1);
         Ok(())
     }
     fn serialize_some<T: Serialize + ?Sized>(self, v: &T) -> R {
-        self.sink.put(&[1]);
+        self.sink.word(1, 1);
         v.serialize(self)
     }
     fn serialize_unit(self) -> R {

@@ -1,14 +1,20 @@
 //! State hashing (DESIGN.md, "Hashing"): `World::hash()` is blake3 over the canonical encoding
-//! of the whole state; per-part and per-entity hashes narrow a mismatch down without shipping the
-//! state.
+//! of the whole state; per-part and per-entry hashes narrow a mismatch down without shipping the
+//! state; the tick hash (`fold.rs`) is a fast digest of the whole state taken after every tick.
+//! All of them are built from one destructuring of `State` (`parts.rs`).
 
 mod canon;
+mod fold;
+mod parts;
 
 pub use canon::{encode, CanonError, Sink};
+pub use fold::{Fold, Mixer, TickHash};
+pub use parts::{Entry, Part};
 
-use crate::world::{EntityId, State, World};
+use crate::grid::Grid;
+use crate::world::World;
+use parts::{visit, Listed, Visit};
 use serde::Serialize;
-use std::fmt;
 
 /// A blake3 hash, shown as hex.
 #[derive(
@@ -16,33 +22,41 @@ use std::fmt;
 )]
 pub struct StateHash(pub [u8; 32]);
 
-impl fmt::Display for StateHash {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for b in self.0 {
-            write!(f, "{b:02x}")?;
+/// `Display` and `Debug` as lowercase hex, for a hash newtype over a byte array.
+macro_rules! shown_as_hex {
+    ($t:ty) => {
+        impl std::fmt::Display for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                for b in self.0 {
+                    write!(f, "{b:02x}")?;
+                }
+                Ok(())
+            }
         }
-        Ok(())
-    }
-}
 
-impl fmt::Debug for StateHash {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(self, f)
-    }
+        impl std::fmt::Debug for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                std::fmt::Display::fmt(self, f)
+            }
+        }
+    };
 }
+pub(crate) use shown_as_hex;
+
+shown_as_hex!(StateHash);
 
 /// blake3 of a value's canonical encoding.
 ///
 /// Panics only if the value holds a float, which no sim type does.
 pub fn hash_of<T: Serialize + ?Sized>(value: &T) -> [u8; 32] {
-    let mut h = blake3::Hasher::new();
-    encode(value, &mut h).expect("sim state holds no floats");
-    *h.finalize().as_bytes()
+    let mut h = Buffered::new();
+    put(&mut h, value);
+    h.finish()
 }
 
-/// Feeds a value's canonical encoding to a hasher.
-fn put<T: Serialize + ?Sized>(h: &mut blake3::Hasher, value: &T) {
-    encode(value, h).expect("sim state holds no floats");
+/// Feeds a value's canonical encoding to a sink.
+fn put<T: Serialize + ?Sized, S: Sink>(sink: &mut S, value: &T) {
+    encode(value, sink).expect("sim state holds no floats");
 }
 
 /// The canonical bytes of a value.
@@ -52,50 +66,142 @@ pub fn canonical_bytes<T: Serialize + ?Sized>(value: &T) -> Vec<u8> {
     v
 }
 
-/// The named parts of the state, each hashed on its own.
-pub const PARTS: [&str; 7] = [
+/// How many canonical bytes are gathered before blake3 takes them: one `update` of many
+/// chunks is several times faster than an `update` a field (BENCHMARKS.md, "Tick hashes").
+const HASH_BUFFER_BYTES: usize = 64 * 1024;
+
+/// A blake3 hasher fed through a buffer. The hash is that of the bytes put, however they are
+/// cut.
+struct Buffered {
+    hasher: blake3::Hasher,
+    buffer: Vec<u8>,
+}
+
+impl Buffered {
+    fn new() -> Buffered {
+        Buffered {
+            hasher: blake3::Hasher::new(),
+            buffer: Vec::with_capacity(HASH_BUFFER_BYTES),
+        }
+    }
+
+    fn finish(mut self) -> [u8; 32] {
+        self.hasher.update(&self.buffer);
+        *self.hasher.finalize().as_bytes()
+    }
+}
+
+impl Sink for Buffered {
+    #[inline]
+    fn put(&mut self, bytes: &[u8]) {
+        if self.buffer.len() + bytes.len() > HASH_BUFFER_BYTES {
+            self.hasher.update(&self.buffer);
+            self.buffer.clear();
+            if bytes.len() >= HASH_BUFFER_BYTES {
+                self.hasher.update(bytes);
+                return;
+            }
+        }
+        self.buffer.extend_from_slice(bytes);
+    }
+}
+
+/// The names of the parts of the state, each hashed on its own ([`Part::name`], in
+/// [`Part::ALL`]'s order).
+pub const PARTS: [&str; 9] = [
     "tick",
     "grid",
     "players",
     "units",
     "buildings",
     "resources",
+    "next_id",
     "rng",
+    "formations",
 ];
+
+/// The state hash: every field into one hasher, in order.
+struct Whole(Buffered);
+
+impl Visit for Whole {
+    fn value<T: Serialize + Fold + ?Sized>(&mut self, _: Part, value: &T) {
+        put(&mut self.0, value);
+    }
+    fn list<T: Listed>(&mut self, _: Part, list: &[T]) {
+        put(&mut self.0, list);
+    }
+    fn grid(&mut self, grid: &Grid) {
+        self.0.put(&grid.canonical());
+    }
+}
+
+/// The part hashes: each field into its part's hasher.
+struct ByPart(Vec<(Part, Buffered)>);
+
+impl ByPart {
+    fn of(&mut self, part: Part) -> &mut Buffered {
+        let i = match self.0.iter().position(|(p, _)| *p == part) {
+            Some(i) => i,
+            None => {
+                self.0.push((part, Buffered::new()));
+                self.0.len() - 1
+            }
+        };
+        &mut self.0[i].1
+    }
+}
+
+impl Visit for ByPart {
+    fn value<T: Serialize + Fold + ?Sized>(&mut self, part: Part, value: &T) {
+        put(self.of(part), value);
+    }
+    fn list<T: Listed>(&mut self, part: Part, list: &[T]) {
+        put(self.of(part), list);
+    }
+    fn grid(&mut self, grid: &Grid) {
+        self.of(Part::Grid).put(&grid.canonical());
+    }
+}
+
+/// The entry hashes: one per thing listed.
+struct ByEntry(Vec<(Entry, StateHash)>);
+
+impl Visit for ByEntry {
+    fn value<T: Serialize + Fold + ?Sized>(&mut self, _: Part, _: &T) {}
+    fn list<T: Listed>(&mut self, _: Part, list: &[T]) {
+        self.0
+            .extend(list.iter().map(|x| (x.entry(), StateHash(hash_of(x)))));
+    }
+    fn grid(&mut self, _: &Grid) {}
+}
+
+/// The tick hash: every field folded in order.
+struct Folded(Mixer);
+
+impl Visit for Folded {
+    #[inline]
+    fn value<T: Serialize + Fold + ?Sized>(&mut self, _: Part, value: &T) {
+        value.fold(&mut self.0);
+    }
+    #[inline]
+    fn list<T: Listed>(&mut self, _: Part, list: &[T]) {
+        list.fold(&mut self.0);
+    }
+    fn grid(&mut self, grid: &Grid) {
+        grid.fold(&mut self.0);
+    }
+}
 
 impl World {
     /// blake3 over the canonical encoding of the whole state. Same state, same hash, everywhere.
     ///
     /// The bytes are exactly those of encoding `State` whole ([`World::hash_uncached`]), field
     /// by field in declaration order, except that the grid's encoding comes from its cache
-    /// ([`crate::grid::Grid::canonical`], taken again only after the grid changed). The
-    /// destructuring names every field: a field added to `State` does not compile until it is
-    /// hashed here.
+    /// ([`crate::grid::Grid::canonical`], taken again only after the grid changed).
     pub fn hash(&self) -> StateHash {
-        let State {
-            tick,
-            grid,
-            players,
-            units,
-            buildings,
-            resources,
-            next_id,
-            rng,
-            formations,
-            next_formation,
-        } = &self.state;
-        let mut h = blake3::Hasher::new();
-        put(&mut h, tick);
-        h.update(&grid.canonical());
-        put(&mut h, players);
-        put(&mut h, units);
-        put(&mut h, buildings);
-        put(&mut h, resources);
-        put(&mut h, next_id);
-        put(&mut h, rng);
-        put(&mut h, formations);
-        put(&mut h, next_formation);
-        StateHash(*h.finalize().as_bytes())
+        let mut whole = Whole(Buffered::new());
+        visit(&self.state, &mut whole);
+        StateHash(whole.0.finish())
     }
 
     /// [`World::hash`] the slow way: the whole state through the canonical encoder, grid
@@ -104,34 +210,30 @@ impl World {
         StateHash(hash_of(&self.state))
     }
 
-    /// One hash per part of the state, in the order of [`PARTS`] (with `next_id` under `tick`).
+    /// One hash per part of the state, in the order of [`Part::ALL`] (names in [`PARTS`]).
     pub fn part_hashes(&self) -> Vec<(&'static str, StateHash)> {
-        let s = &self.state;
-        vec![
-            ("tick", StateHash(hash_of(&(s.tick, s.next_id)))),
-            (
-                "grid",
-                StateHash(*blake3::hash(&s.grid.canonical()).as_bytes()),
-            ),
-            ("players", StateHash(hash_of(&s.players))),
-            ("units", StateHash(hash_of(&s.units))),
-            ("buildings", StateHash(hash_of(&s.buildings))),
-            ("resources", StateHash(hash_of(&s.resources))),
-            ("rng", StateHash(hash_of(&s.rng))),
-        ]
+        let mut by = ByPart(Vec::with_capacity(Part::ALL.len()));
+        visit(&self.state, &mut by);
+        by.0.sort_by_key(|(p, _)| *p);
+        by.0.into_iter()
+            .map(|(p, h)| (p.name(), StateHash(h.finish())))
+            .collect()
     }
 
-    /// One hash per entity, in id order.
-    pub fn entity_hashes(&self) -> Vec<(EntityId, StateHash)> {
-        let s = &self.state;
-        let mut out: Vec<(EntityId, StateHash)> = s
-            .units
-            .iter()
-            .map(|u| (u.id, StateHash(hash_of(u))))
-            .chain(s.buildings.iter().map(|b| (b.id, StateHash(hash_of(b)))))
-            .chain(s.resources.iter().map(|r| (r.id, StateHash(hash_of(r)))))
-            .collect();
-        out.sort_by_key(|(id, _)| *id);
-        out
+    /// One hash per player, unit, building, resource and formation, in [`Entry`] order (by
+    /// part, then id).
+    pub fn entity_hashes(&self) -> Vec<(Entry, StateHash)> {
+        let mut by = ByEntry(Vec::new());
+        visit(&self.state, &mut by);
+        by.0.sort_by_key(|(e, _)| *e);
+        by.0
+    }
+
+    /// The tick hash of the state: a fast digest of every field ([`TickHash`]), what every peer
+    /// keeps after each tick of its recent turns.
+    pub fn tick_hash(&self) -> TickHash {
+        let mut folded = Folded(Mixer::default());
+        visit(&self.state, &mut folded);
+        folded.0.finish()
     }
 }

@@ -13,6 +13,11 @@ impl Rng {
         Rng { state: seed }
     }
 
+    /// The generator's whole state, for the tick hash.
+    pub(crate) fn raw_state(&self) -> u64 {
+        self.state
+    }
+
     pub fn next_u64(&mut self) -> u64 {
         self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.state;
