@@ -114,6 +114,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
                     name: name.clone(),
                     simulate: !args.no_sim,
                     perturb_at_turn: None,
+                    perturb_at_tick: None,
                 },
                 brain,
                 turns: args.turns,
