@@ -360,11 +360,112 @@ impl ServerMessage {
     }
 }
 
+/// One client message of every kind (for tests, fuzz seeds and examples).
+pub fn every_client_message() -> Vec<ClientMessage> {
+    vec![
+        ClientMessage::Hello(Hello {
+            protocol_version: crate::limits::PROTOCOL_VERSION,
+            ruleset_hash: [3; 32],
+            token: "cohort1.m.0.9.ab".into(),
+            client_name: "ana".into(),
+        }),
+        ClientMessage::Commands(Commands {
+            turn: 7,
+            commands: vec![Command::Stop {
+                units: vec![cohort_sim::EntityId(4)],
+            }],
+        }),
+        ClientMessage::TurnHash(TurnHash {
+            turn: 3,
+            hash: StateHash([9; 32]),
+        }),
+        ClientMessage::Ack { turn: 5 },
+        ClientMessage::Snapshot(SnapshotChunk {
+            turn: 2,
+            index: 0,
+            count: 1,
+            bytes: vec![1, 2, 3],
+        }),
+        ClientMessage::Ping(Ping { nonce: 1 }),
+        ClientMessage::Pong(Pong { nonce: 2 }),
+        ClientMessage::Chat { text: "gg".into() },
+        ClientMessage::Pause,
+        ClientMessage::Resume,
+        ClientMessage::Leave { resign: true },
+        ClientMessage::SnapshotUnavailable {
+            turn: 9,
+            reason: "gone".into(),
+        },
+    ]
+}
+
+/// One server message of every kind, a match under `rules` (for tests, fuzz seeds and
+/// examples).
+pub fn every_server_message(rules: &cohort_sim::Ruleset) -> Vec<ServerMessage> {
+    vec![
+        ServerMessage::JoinAccepted(JoinAccepted {
+            config: MatchConfig::standard("m", rules, 2),
+            role: Role::Player(1),
+            next_turn: 0,
+            input_delay: 2,
+            snapshot_follows: false,
+        }),
+        ServerMessage::TurnBundle(TurnBundle {
+            turn: 4,
+            input_delay: Some(3),
+            events: vec![MembershipEvent {
+                player: 1,
+                change: Membership::Dropped,
+            }],
+            commands: vec![PlayerCommand {
+                player: 0,
+                command: Command::Move {
+                    units: vec![cohort_sim::EntityId(1), cohort_sim::EntityId(300)],
+                    to: cohort_sim::Vec2::new(cohort_sim::fx(-2), cohort_sim::fx_ratio(1, 2)),
+                },
+            }],
+            previous_hash: Some(StateHash([7; 32])),
+        }),
+        ServerMessage::Rescheduled(Rescheduled {
+            asked: 1,
+            turn: 3,
+            count: 2,
+        }),
+        ServerMessage::DesyncNotice(DesyncNotice {
+            turn: 9,
+            players: vec![1],
+            server_hash: StateHash([1; 32]),
+            continuing: true,
+        }),
+        ServerMessage::SnapshotRequest {
+            turn: 9,
+            tick_hashes: vec![TickHash([3; 16])],
+        },
+        ServerMessage::Ping(Ping { nonce: 5 }),
+        ServerMessage::Pong(Pong { nonce: 6 }),
+        ServerMessage::Chat(ChatLine {
+            from: Role::Spectator,
+            name: "eve".into(),
+            text: "hi".into(),
+        }),
+        ServerMessage::Paused(Paused {
+            by: 0,
+            pauses_left: 2,
+            resumes_in_ms: 60_000,
+        }),
+        ServerMessage::Resumed(Resumed { by: None }),
+        ServerMessage::MatchEnded(MatchEnded {
+            last_turn: 10,
+            reason: EndReason::ServerShutdown,
+        }),
+        ServerMessage::error(ErrorCode::BadToken, "forged"),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::codec::{decode_message, encode_message};
-    use cohort_sim::{EntityId, Vec2};
 
     fn round_trips<T>(msg: T)
     where
@@ -376,106 +477,14 @@ mod tests {
 
     #[test]
     fn every_client_message_round_trips() {
-        for m in [
-            ClientMessage::Hello(Hello {
-                protocol_version: crate::limits::PROTOCOL_VERSION,
-                ruleset_hash: [3; 32],
-                token: "cohort1.m.0.9.ab".into(),
-                client_name: "ana".into(),
-            }),
-            ClientMessage::Commands(Commands {
-                turn: 7,
-                commands: vec![Command::Stop {
-                    units: vec![EntityId(4)],
-                }],
-            }),
-            ClientMessage::TurnHash(TurnHash {
-                turn: 3,
-                hash: StateHash([9; 32]),
-            }),
-            ClientMessage::Ack { turn: 5 },
-            ClientMessage::Snapshot(SnapshotChunk {
-                turn: 2,
-                index: 0,
-                count: 1,
-                bytes: vec![1, 2, 3],
-            }),
-            ClientMessage::Ping(Ping { nonce: 1 }),
-            ClientMessage::Pong(Pong { nonce: 2 }),
-            ClientMessage::Chat { text: "gg".into() },
-            ClientMessage::Pause,
-            ClientMessage::Resume,
-            ClientMessage::Leave { resign: true },
-            ClientMessage::SnapshotUnavailable {
-                turn: 9,
-                reason: "gone".into(),
-            },
-        ] {
+        for m in every_client_message() {
             round_trips(m);
         }
     }
 
     #[test]
     fn every_server_message_round_trips() {
-        let rules = cohort_sim::Ruleset::default_rules();
-        for m in [
-            ServerMessage::JoinAccepted(JoinAccepted {
-                config: MatchConfig::standard("m", &rules, 2),
-                role: Role::Player(1),
-                next_turn: 0,
-                input_delay: 2,
-                snapshot_follows: false,
-            }),
-            ServerMessage::TurnBundle(TurnBundle {
-                turn: 4,
-                input_delay: Some(3),
-                events: vec![MembershipEvent {
-                    player: 1,
-                    change: Membership::Dropped,
-                }],
-                commands: vec![PlayerCommand {
-                    player: 0,
-                    command: Command::Move {
-                        units: vec![EntityId(1), EntityId(300)],
-                        to: Vec2::new(cohort_sim::fx(-2), cohort_sim::fx_ratio(1, 2)),
-                    },
-                }],
-                previous_hash: Some(StateHash([7; 32])),
-            }),
-            ServerMessage::Rescheduled(Rescheduled {
-                asked: 1,
-                turn: 3,
-                count: 2,
-            }),
-            ServerMessage::DesyncNotice(DesyncNotice {
-                turn: 9,
-                players: vec![1],
-                server_hash: StateHash([1; 32]),
-                continuing: true,
-            }),
-            ServerMessage::SnapshotRequest {
-                turn: 9,
-                tick_hashes: vec![TickHash([3; 16])],
-            },
-            ServerMessage::Ping(Ping { nonce: 5 }),
-            ServerMessage::Pong(Pong { nonce: 6 }),
-            ServerMessage::Chat(ChatLine {
-                from: Role::Spectator,
-                name: "eve".into(),
-                text: "hi".into(),
-            }),
-            ServerMessage::Paused(Paused {
-                by: 0,
-                pauses_left: 2,
-                resumes_in_ms: 60_000,
-            }),
-            ServerMessage::Resumed(Resumed { by: None }),
-            ServerMessage::MatchEnded(MatchEnded {
-                last_turn: 10,
-                reason: EndReason::ServerShutdown,
-            }),
-            ServerMessage::error(ErrorCode::BadToken, "forged"),
-        ] {
+        for m in every_server_message(&cohort_sim::Ruleset::default_rules()) {
             round_trips(m);
         }
     }

@@ -6,7 +6,7 @@
 //! 2. publishes its certificate fingerprint (`SetAnnotation`, key [`FINGERPRINT_KEY`]: Agones
 //!    stores it as the annotation `agones.dev/sdk-cohort-fingerprint`), then says `Ready`, then
 //!    pings `Health` every [`HEALTH_INTERVAL`];
-//! 3. watches its GameServer (`WatchGameServer`): once it is `Allocated` with the annotation
+//! 3. reads its GameServer (`GetGameServer`, then `WatchGameServer`): once it is `Allocated` with the annotation
 //!    [`MATCH_ANNOTATION`] (the match's keys as JSON, the same keys as a `[[match]]` and the
 //!    admin API), it hosts that match and annotates [`HOSTED_KEY`] with its id (a bad spec is
 //!    annotated [`ERROR_KEY`] and logged instead);
@@ -166,47 +166,60 @@ impl Lifecycle {
     }
 }
 
-/// Hosts the match of each allocation as the GameServer's updates come.
+/// Hosts the match of each allocation: the GameServer as it stands (`GetGameServer`: it may
+/// have been allocated already), then as its updates come (`WatchGameServer`).
 async fn watch(mut sdk: Sdk, host: Arc<Host>) {
+    // The specs already acted on (every update repeats the annotations).
+    let mut seen = BTreeSet::new();
+    if let Some(gs) = call("GetGameServer", sdk.get_gameserver()).await {
+        allocation(&mut sdk, &host, &gs, &mut seen).await;
+    }
     let Some(mut stream) = call("WatchGameServer", sdk.watch_gameserver()).await else {
         return;
     };
-    // The specs already acted on (every update repeats the annotations).
-    let mut seen = BTreeSet::new();
     loop {
-        let gs = match stream.message().await {
-            Ok(Some(gs)) => gs,
+        match stream.message().await {
+            Ok(Some(gs)) => allocation(&mut sdk, &host, &gs, &mut seen).await,
             Ok(None) => return,
             Err(e) => {
                 tracing::warn!(error = %e, "Agones WatchGameServer stream failed");
                 return;
             }
-        };
-        let allocated = gs.status.as_ref().is_some_and(|s| s.state == ALLOCATED);
-        let spec = gs
-            .object_meta
-            .as_ref()
-            .and_then(|m| m.annotations.get(MATCH_ANNOTATION));
-        let Some(spec) = spec.filter(|_| allocated) else {
-            continue;
-        };
-        if !seen.insert(spec.clone()) {
-            continue;
         }
-        match host_match(&host, spec) {
-            Ok(id) => {
-                tracing::info!(match_id = %id, "Agones allocation: hosting its match");
-                call(
-                    "SetAnnotation (match id)",
-                    sdk.set_annotation(HOSTED_KEY, id),
-                )
-                .await;
-            }
-            Err(e) => {
-                tracing::error!(error = %e, annotation = MATCH_ANNOTATION, "Agones allocation: cannot host its match");
-                let text: String = e.chars().take(256).collect();
-                call("SetAnnotation (error)", sdk.set_annotation(ERROR_KEY, text)).await;
-            }
+    }
+}
+
+/// If `gs` is allocated with a match not yet acted on, hosts it and annotates how it went.
+async fn allocation(
+    sdk: &mut Sdk,
+    host: &Arc<Host>,
+    gs: &agones::GameServer,
+    seen: &mut BTreeSet<String>,
+) {
+    let allocated = gs.status.as_ref().is_some_and(|s| s.state == ALLOCATED);
+    let spec = gs
+        .object_meta
+        .as_ref()
+        .and_then(|m| m.annotations.get(MATCH_ANNOTATION));
+    let Some(spec) = spec.filter(|_| allocated) else {
+        return;
+    };
+    if !seen.insert(spec.clone()) {
+        return;
+    }
+    match host_match(host, spec) {
+        Ok(id) => {
+            tracing::info!(match_id = %id, "Agones allocation: hosting its match");
+            call(
+                "SetAnnotation (match id)",
+                sdk.set_annotation(HOSTED_KEY, id),
+            )
+            .await;
+        }
+        Err(e) => {
+            tracing::error!(error = %e, annotation = MATCH_ANNOTATION, "Agones allocation: cannot host its match");
+            let text: String = e.chars().take(256).collect();
+            call("SetAnnotation (error)", sdk.set_annotation(ERROR_KEY, text)).await;
         }
     }
 }

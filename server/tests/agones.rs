@@ -356,10 +356,11 @@ impl Server {
     }
 }
 
-/// The next call that is not a health ping.
+/// The next call that is not a health ping (within [`STEP_TIMEOUT`], pings or not).
 async fn next_call(calls: &mut mpsc::UnboundedReceiver<Call>) -> Call {
+    let deadline = tokio::time::Instant::now() + STEP_TIMEOUT;
     loop {
-        let c = tokio::time::timeout(STEP_TIMEOUT, calls.recv())
+        let c = tokio::time::timeout_at(deadline, calls.recv())
             .await
             .expect("a call to the sidecar in time")
             .expect("the sidecar runs");
