@@ -128,7 +128,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
                 options: ClientOptions {
                     token: token.clone(),
                     name: name.clone(),
-                    simulate: !args.no_sim && (i as u64) % args.sim_every == 0,
+                    simulate: !args.no_sim && (i as u64).is_multiple_of(args.sim_every),
                     perturb_at_turn: None,
                 },
                 brain,
