@@ -399,9 +399,15 @@ pub fn every_client_message() -> Vec<ClientMessage> {
     ]
 }
 
-/// One server message of every kind, a match under `rules` (for tests, fuzz seeds and
-/// examples).
+/// One server message of every kind (and a `JoinAccepted` of each kind of map), a match under
+/// `rules` (for tests, fuzz seeds and examples).
 pub fn every_server_message(rules: &cohort_sim::Ruleset) -> Vec<ServerMessage> {
+    let mut armies = MatchConfig::standard("m", rules, 8);
+    armies.map = crate::setup::MapSpec::Armies {
+        seed: 7,
+        size: 200,
+        army: cohort_sim::map::MAX_ARMY,
+    };
     vec![
         ServerMessage::JoinAccepted(JoinAccepted {
             config: MatchConfig::standard("m", rules, 2),
@@ -409,6 +415,13 @@ pub fn every_server_message(rules: &cohort_sim::Ruleset) -> Vec<ServerMessage> {
             next_turn: 0,
             input_delay: 2,
             snapshot_follows: false,
+        }),
+        ServerMessage::JoinAccepted(JoinAccepted {
+            config: armies,
+            role: Role::Spectator,
+            next_turn: 12,
+            input_delay: 3,
+            snapshot_follows: true,
         }),
         ServerMessage::TurnBundle(TurnBundle {
             turn: 4,

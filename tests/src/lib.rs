@@ -197,6 +197,15 @@ pub async fn outcome(task: JoinHandle<BotOutcome>) -> BotOutcome {
     o
 }
 
+/// Waits for every bot's task in turn ([`outcome`] each).
+pub async fn outcomes(tasks: Vec<JoinHandle<BotOutcome>>) -> Vec<BotOutcome> {
+    let mut all = Vec::with_capacity(tasks.len());
+    for t in tasks {
+        all.push(outcome(t).await);
+    }
+    all
+}
+
 /// Checks that every hash a client computed is the replay's (the server's) for that turn.
 pub fn agrees_with_replay(o: &BotOutcome, replay: &Replay) -> usize {
     for (turn, hash) in &o.hashes {
