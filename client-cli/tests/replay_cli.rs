@@ -137,10 +137,17 @@ fn a_desync_report_exits_1_naming_turn_tick_entity_and_field() {
         }],
         records,
         server,
+        // A report without tick hashes (a client that kept none): the turn's ticks, and the
+        // states after it.
+        server_tick_hashes: vec![],
         client: Some(ClientSide {
             player: 1,
             name: "b".into(),
             view: StateView::of(&client, 9),
+            tick_hashes: vec![],
+            start: None,
+            at_tick: None,
+            notes: vec![],
         }),
     };
     std::fs::write(&path, encode_report(&report).unwrap()).unwrap();
@@ -152,7 +159,7 @@ fn a_desync_report_exits_1_naming_turn_tick_entity_and_field() {
         "{out}"
     );
     assert!(
-        out.contains("client state after turn 9, at tick 20"),
+        out.contains("states compared: after turn 9, tick 20"),
         "{out}"
     );
     assert!(

@@ -425,6 +425,7 @@ async fn an_allocated_server_hosts_the_annotated_match_tracks_its_players_and_sh
                     name: format!("bot{p}"),
                     simulate: true,
                     perturb_at_turn: None,
+                    perturb_at_tick: None,
                 },
                 brain: Box::new(RandomBrain::new(u64::from(p))),
                 turns: None,
