@@ -197,6 +197,7 @@ pub fn encode_report(report: &DesyncReport) -> Result<Vec<u8>, CodecError> {
 pub fn read_report(bytes: &[u8]) -> Result<DesyncReport, ReportError> {
     check_file_header(bytes, REPORT_MAGIC, REPORT_VERSION).map_err(|e| match e {
         ReplayError::Version(v) => ReportError::Version(v),
+        ReplayError::Header(_) => ReportError::Damaged,
         _ => ReportError::NotAReport,
     })?;
     let (payload, used) = next_record(&bytes[FILE_HEADER_BYTES..]).ok_or(ReportError::Damaged)?;
