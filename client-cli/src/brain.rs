@@ -98,18 +98,31 @@ impl Brain for Script {
 /// One in how many turns a random bot gives an order, on average.
 pub const RANDOM_ORDER_EVERY: u64 = 4;
 /// The most units a random order names.
-pub const RANDOM_GROUP_MAX: usize = 4;
+pub const RANDOM_GROUP_MAX: u16 = 4;
 
 /// A player that orders its own units about at random, from a seed.
 #[derive(Clone, Debug)]
 pub struct RandomBrain {
     rng: SplitMix64,
+    /// An order about once in this many turns.
+    every: u64,
+    /// The most units one order names.
+    group_max: usize,
 }
 
 impl RandomBrain {
+    /// An order about once in [`RANDOM_ORDER_EVERY`] turns, to up to [`RANDOM_GROUP_MAX`] units.
     pub fn new(seed: u64) -> RandomBrain {
+        RandomBrain::with(seed, RANDOM_ORDER_EVERY, usize::from(RANDOM_GROUP_MAX))
+    }
+
+    /// An order about once in `every` turns (1: every turn), to up to `group_max` units (a
+    /// crowd, for load: `cohort bot --order-every 1 --group-max 50`).
+    pub fn with(seed: u64, every: u64, group_max: usize) -> RandomBrain {
         RandomBrain {
             rng: SplitMix64(seed),
+            every: every.max(1),
+            group_max: group_max.max(1),
         }
     }
 
@@ -124,7 +137,7 @@ impl RandomBrain {
 
 impl Brain for RandomBrain {
     fn orders(&mut self, _turn: u64, world: &World, me: PlayerId) -> Vec<Command> {
-        if self.rng.below(RANDOM_ORDER_EVERY) != 0 {
+        if self.rng.below(self.every) != 0 {
             return Vec::new();
         }
         let mine: Vec<EntityId> = world
@@ -137,7 +150,7 @@ impl Brain for RandomBrain {
         if mine.is_empty() {
             return Vec::new();
         }
-        let n = 1 + self.rng.below(RANDOM_GROUP_MAX.min(mine.len()) as u64) as usize;
+        let n = 1 + self.rng.below(self.group_max.min(mine.len()) as u64) as usize;
         let start = self.rng.below(mine.len() as u64) as usize;
         let mut units: Vec<EntityId> = (0..n).map(|i| mine[(start + i) % mine.len()]).collect();
         units.sort();

@@ -160,11 +160,13 @@ impl ThreadedClient {
 
 impl Drop for ThreadedClient {
     fn drop(&mut self) {
+        // Not joined yet (perhaps still connecting): nothing to say, nothing to wait for.
+        let joining = matches!(self.core.phase(), Phase::Idle | Phase::Joining);
         if self.core.phase() != Phase::Over {
             self.core.leave();
         }
         self.flush();
-        if self.core.may_rejoin() || self.link_ended {
+        if joining || self.core.may_rejoin() || self.link_ended {
             let _ = self.abort.send(true);
         }
         if let Some(t) = self.thread.take() {

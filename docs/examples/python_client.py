@@ -53,7 +53,8 @@ def server_message(p):
     r = R(p); idx = r.var()
     if idx == 0:
         cfg = dict(match_id=r.str(), ruleset=r.raw(32).hex())
-        assert r.var() == 0; cfg['map'] = (r.var(), r.ivar())
+        kind = r.var(); assert kind in (0, 1)  # Generated, Armies
+        cfg['map'] = (r.var(), r.ivar()) + ((r.var(),) if kind == 1 else ())
         cfg['players'] = r.vec(lambda: (r.u8(), r.str(), r.u8()))
         cfg['tick_ms'], cfg['turn_ticks'], cfg['input_delay'] = r.var(), r.var(), r.var()
         role = r.var(); player = r.u8() if role == 0 else None
@@ -83,7 +84,7 @@ async def main():
         if hashlib.sha256(der).hexdigest() != fingerprint:
             sys.exit('the server certificate does not have the expected fingerprint')
         reader, writer = await conn.create_stream()
-        hello = varint(0) + varint(2) + bytes.fromhex(ruleset_hex) + string(token) + string('py')
+        hello = varint(0) + varint(3) + bytes.fromhex(ruleset_hex) + string(token) + string('py')
         writer.write(frame(hello))
         sent_cmd = False
         while True:

@@ -439,3 +439,90 @@ fn bad_connect_options_are_refused_at_once() {
     );
     assert_eq!(h, 0, "no handle was made");
 }
+
+/// A server that never answers: the client says so with a `CONNECTION_LOST` event (after the
+/// connect timeout), orders are refused until then, and freeing it is fine at any point.
+#[test]
+fn a_server_that_never_answers_is_a_connection_lost_event() {
+    use cohort_ffi::client::*;
+    let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap(); // bound, never read
+    let addr = socket.local_addr().unwrap().to_string();
+    let fp = "00".repeat(32);
+    let (token, name) = ("cohort1.default.0.1.ab", "ana");
+    let o = CohortConnectOptions {
+        server: addr.as_ptr(),
+        server_len: addr.len(),
+        fingerprint: fp.as_ptr(),
+        fingerprint_len: fp.len(),
+        ca_file: null(),
+        ca_file_len: 0,
+        server_name: null(),
+        server_name_len: 0,
+        token: token.as_ptr(),
+        token_len: token.len(),
+        name: name.as_ptr(),
+        name_len: name.len(),
+        ruleset_toml: null(),
+        ruleset_len: 0,
+    };
+    let mut client = 0;
+    assert_eq!(
+        unsafe { cohort_client_connect(&o, &mut client) },
+        CohortStatus::Ok
+    );
+    let ids = [1u64];
+    let order = CohortOrder {
+        kind: CohortCommand::Stop as i32,
+        units: ids.as_ptr(),
+        unit_count: 1,
+        x_fx: 0,
+        y_fx: 0,
+        target: 0,
+        tile_x: 0,
+        tile_y: 0,
+        turned: 0,
+        formation: 0,
+        building: null(),
+        building_len: 0,
+    };
+    assert_eq!(
+        unsafe { cohort_client_order(client, &order, 1) },
+        CohortStatus::NotReady
+    );
+    let mut info = CohortWorldInfo::default();
+    assert_eq!(
+        unsafe { cohort_world_info(client, &mut info) },
+        CohortStatus::NotReady
+    );
+    let mut event = std::mem::MaybeUninit::<CohortEvent>::uninit();
+    let mut lost = None;
+    for _ in 0..300 {
+        assert_eq!(cohort_client_wait(client, 100), CohortStatus::Ok);
+        assert_eq!(
+            unsafe { cohort_client_poll(client, event.as_mut_ptr()) },
+            CohortStatus::Ok
+        );
+        let e = unsafe { event.assume_init_ref() };
+        if e.kind != CohortEventKind::None as i32 {
+            lost = Some((
+                e.kind,
+                String::from_utf8_lossy(&e.text[..e.text_len as usize]).to_string(),
+            ));
+            break;
+        }
+    }
+    let (kind, text) = lost.expect("an event within 30 s");
+    assert_eq!(kind, CohortEventKind::ConnectionLost as i32, "{text}");
+    let mut status = CohortClientStatus::default();
+    assert_eq!(
+        unsafe { cohort_client_status(client, &mut status) },
+        CohortStatus::Ok
+    );
+    assert_eq!(status.phase, CohortPhase::Over as i32);
+    assert_eq!(
+        unsafe { cohort_client_order(client, &order, 1) },
+        CohortStatus::Closed
+    );
+    assert_eq!(cohort_client_free(client), CohortStatus::Ok);
+    drop(socket);
+}

@@ -68,7 +68,7 @@ async fn a_c_program_plays_300_turns_with_the_servers_hashes_and_leaks_nothing()
         return;
     }
     // Slower turns: the client runs many times slower under valgrind, and must keep up.
-    let run = play_beside_a_bot("c-client-valgrind", 6, |server, fingerprint, token| {
+    let run = play_beside_a_bot("c-client-valgrind", 8, |server, fingerprint, token| {
         let mut c = Command::new("valgrind");
         c.args([
             "--leak-check=full",

@@ -5,6 +5,7 @@
 //! [`Hello`]; the server answers [`JoinAccepted`] or an [`Error`] and closes.
 
 use crate::setup::MatchConfig;
+use cohort_sim::hash::TickHash;
 use cohort_sim::{Command, PlayerCommand, PlayerId, StateHash};
 use serde::{Deserialize, Serialize};
 
@@ -21,7 +22,8 @@ pub enum ClientMessage {
     Ack {
         turn: u64,
     },
-    /// One piece of the client's state, answering [`ServerMessage::SnapshotRequest`].
+    /// One piece of the client's evidence of the failing turn ([`crate::report::Evidence`]),
+    /// answering [`ServerMessage::SnapshotRequest`].
     Snapshot(SnapshotChunk),
     Ping(Ping),
     Pong(Pong),
@@ -57,11 +59,15 @@ pub enum ServerMessage {
     Rescheduled(Rescheduled),
     /// A client's hash differed from the server's.
     DesyncNotice(DesyncNotice),
-    /// Asks the diverging client for its state after `turn`, the turn its hash first differed
-    /// (after a desync). Answered with [`ClientMessage::Snapshot`] pieces for that turn, or
+    /// Asks the diverging client for its evidence of `turn`, the turn its hash first differed
+    /// (after a desync): its tick hashes, its state at the turn's start, after its first tick
+    /// that differs from `tick_hashes` (the server's tick hash after each of the turn's ticks;
+    /// empty if the server no longer holds them) and after the turn. Answered with
+    /// [`ClientMessage::Snapshot`] pieces for that turn, or
     /// [`ClientMessage::SnapshotUnavailable`].
     SnapshotRequest {
         turn: u64,
+        tick_hashes: Vec<TickHash>,
     },
     /// One piece of the state a joining client starts from.
     Snapshot(SnapshotChunk),
@@ -191,8 +197,9 @@ pub struct DesyncNotice {
     pub continuing: bool,
 }
 
-/// One piece of a snapshot: the bytes of a [`cohort_sim::world::Snapshot`] encoded by
-/// [`crate::codec::encode_snapshot`], cut in pieces of at most
+/// One piece of a snapshot: from the server, the bytes of a [`cohort_sim::world::Snapshot`]
+/// encoded by [`crate::codec::encode_snapshot`]; from a client, of its
+/// [`crate::report::Evidence`] ([`crate::codec::encode_evidence`]); cut in pieces of at most
 /// [`crate::limits::SNAPSHOT_CHUNK_BYTES`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SnapshotChunk {
@@ -353,11 +360,125 @@ impl ServerMessage {
     }
 }
 
+/// One client message of every kind (for tests, fuzz seeds and examples).
+pub fn every_client_message() -> Vec<ClientMessage> {
+    vec![
+        ClientMessage::Hello(Hello {
+            protocol_version: crate::limits::PROTOCOL_VERSION,
+            ruleset_hash: [3; 32],
+            token: "cohort1.m.0.9.ab".into(),
+            client_name: "ana".into(),
+        }),
+        ClientMessage::Commands(Commands {
+            turn: 7,
+            commands: vec![Command::Stop {
+                units: vec![cohort_sim::EntityId(4)],
+            }],
+        }),
+        ClientMessage::TurnHash(TurnHash {
+            turn: 3,
+            hash: StateHash([9; 32]),
+        }),
+        ClientMessage::Ack { turn: 5 },
+        ClientMessage::Snapshot(SnapshotChunk {
+            turn: 2,
+            index: 0,
+            count: 1,
+            bytes: vec![1, 2, 3],
+        }),
+        ClientMessage::Ping(Ping { nonce: 1 }),
+        ClientMessage::Pong(Pong { nonce: 2 }),
+        ClientMessage::Chat { text: "gg".into() },
+        ClientMessage::Pause,
+        ClientMessage::Resume,
+        ClientMessage::Leave { resign: true },
+        ClientMessage::SnapshotUnavailable {
+            turn: 9,
+            reason: "gone".into(),
+        },
+    ]
+}
+
+/// One server message of every kind (and a `JoinAccepted` of each kind of map), a match under
+/// `rules` (for tests, fuzz seeds and examples).
+pub fn every_server_message(rules: &cohort_sim::Ruleset) -> Vec<ServerMessage> {
+    let mut armies = MatchConfig::standard("m", rules, 8);
+    armies.map = crate::setup::MapSpec::Armies {
+        seed: 7,
+        size: 200,
+        army: cohort_sim::map::MAX_ARMY,
+    };
+    vec![
+        ServerMessage::JoinAccepted(JoinAccepted {
+            config: MatchConfig::standard("m", rules, 2),
+            role: Role::Player(1),
+            next_turn: 0,
+            input_delay: 2,
+            snapshot_follows: false,
+        }),
+        ServerMessage::JoinAccepted(JoinAccepted {
+            config: armies,
+            role: Role::Spectator,
+            next_turn: 12,
+            input_delay: 3,
+            snapshot_follows: true,
+        }),
+        ServerMessage::TurnBundle(TurnBundle {
+            turn: 4,
+            input_delay: Some(3),
+            events: vec![MembershipEvent {
+                player: 1,
+                change: Membership::Dropped,
+            }],
+            commands: vec![PlayerCommand {
+                player: 0,
+                command: Command::Move {
+                    units: vec![cohort_sim::EntityId(1), cohort_sim::EntityId(300)],
+                    to: cohort_sim::Vec2::new(cohort_sim::fx(-2), cohort_sim::fx_ratio(1, 2)),
+                },
+            }],
+            previous_hash: Some(StateHash([7; 32])),
+        }),
+        ServerMessage::Rescheduled(Rescheduled {
+            asked: 1,
+            turn: 3,
+            count: 2,
+        }),
+        ServerMessage::DesyncNotice(DesyncNotice {
+            turn: 9,
+            players: vec![1],
+            server_hash: StateHash([1; 32]),
+            continuing: true,
+        }),
+        ServerMessage::SnapshotRequest {
+            turn: 9,
+            tick_hashes: vec![TickHash([3; 16])],
+        },
+        ServerMessage::Ping(Ping { nonce: 5 }),
+        ServerMessage::Pong(Pong { nonce: 6 }),
+        ServerMessage::Chat(ChatLine {
+            from: Role::Spectator,
+            name: "eve".into(),
+            text: "hi".into(),
+        }),
+        ServerMessage::Paused(Paused {
+            by: 0,
+            pauses_left: 2,
+            resumes_in_ms: 60_000,
+        }),
+        ServerMessage::Resumed(Resumed { by: None }),
+        ServerMessage::MatchEnded(MatchEnded {
+            last_turn: 10,
+            reason: EndReason::ServerShutdown,
+        }),
+        ServerMessage::error(ErrorCode::BadToken, "forged"),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::codec::{decode_message, encode_message};
-    use cohort_sim::{EntityId, Vec2};
 
     fn round_trips<T>(msg: T)
     where
@@ -369,103 +490,14 @@ mod tests {
 
     #[test]
     fn every_client_message_round_trips() {
-        for m in [
-            ClientMessage::Hello(Hello {
-                protocol_version: crate::limits::PROTOCOL_VERSION,
-                ruleset_hash: [3; 32],
-                token: "cohort1.m.0.9.ab".into(),
-                client_name: "ana".into(),
-            }),
-            ClientMessage::Commands(Commands {
-                turn: 7,
-                commands: vec![Command::Stop {
-                    units: vec![EntityId(4)],
-                }],
-            }),
-            ClientMessage::TurnHash(TurnHash {
-                turn: 3,
-                hash: StateHash([9; 32]),
-            }),
-            ClientMessage::Ack { turn: 5 },
-            ClientMessage::Snapshot(SnapshotChunk {
-                turn: 2,
-                index: 0,
-                count: 1,
-                bytes: vec![1, 2, 3],
-            }),
-            ClientMessage::Ping(Ping { nonce: 1 }),
-            ClientMessage::Pong(Pong { nonce: 2 }),
-            ClientMessage::Chat { text: "gg".into() },
-            ClientMessage::Pause,
-            ClientMessage::Resume,
-            ClientMessage::Leave { resign: true },
-            ClientMessage::SnapshotUnavailable {
-                turn: 9,
-                reason: "gone".into(),
-            },
-        ] {
+        for m in every_client_message() {
             round_trips(m);
         }
     }
 
     #[test]
     fn every_server_message_round_trips() {
-        let rules = cohort_sim::Ruleset::default_rules();
-        for m in [
-            ServerMessage::JoinAccepted(JoinAccepted {
-                config: MatchConfig::standard("m", &rules, 2),
-                role: Role::Player(1),
-                next_turn: 0,
-                input_delay: 2,
-                snapshot_follows: false,
-            }),
-            ServerMessage::TurnBundle(TurnBundle {
-                turn: 4,
-                input_delay: Some(3),
-                events: vec![MembershipEvent {
-                    player: 1,
-                    change: Membership::Dropped,
-                }],
-                commands: vec![PlayerCommand {
-                    player: 0,
-                    command: Command::Move {
-                        units: vec![EntityId(1), EntityId(300)],
-                        to: Vec2::new(cohort_sim::fx(-2), cohort_sim::fx_ratio(1, 2)),
-                    },
-                }],
-                previous_hash: Some(StateHash([7; 32])),
-            }),
-            ServerMessage::Rescheduled(Rescheduled {
-                asked: 1,
-                turn: 3,
-                count: 2,
-            }),
-            ServerMessage::DesyncNotice(DesyncNotice {
-                turn: 9,
-                players: vec![1],
-                server_hash: StateHash([1; 32]),
-                continuing: true,
-            }),
-            ServerMessage::SnapshotRequest { turn: 9 },
-            ServerMessage::Ping(Ping { nonce: 5 }),
-            ServerMessage::Pong(Pong { nonce: 6 }),
-            ServerMessage::Chat(ChatLine {
-                from: Role::Spectator,
-                name: "eve".into(),
-                text: "hi".into(),
-            }),
-            ServerMessage::Paused(Paused {
-                by: 0,
-                pauses_left: 2,
-                resumes_in_ms: 60_000,
-            }),
-            ServerMessage::Resumed(Resumed { by: None }),
-            ServerMessage::MatchEnded(MatchEnded {
-                last_turn: 10,
-                reason: EndReason::ServerShutdown,
-            }),
-            ServerMessage::error(ErrorCode::BadToken, "forged"),
-        ] {
+        for m in every_server_message(&cohort_sim::Ruleset::default_rules()) {
             round_trips(m);
         }
     }

@@ -4,7 +4,10 @@
 
 use crate::limits::{MAX_MATCH_ID_BYTES, MAX_NAME_BYTES, MAX_PLAYERS};
 use crate::message::{Membership, TurnBundle};
-use cohort_sim::map::{generate, MapOptions, DEFAULT_MAP_SEED, DEFAULT_MAP_SIZE};
+use cohort_sim::hash::TickHash;
+use cohort_sim::map::{
+    generate, raise_armies, start_tiles, MapOptions, DEFAULT_MAP_SEED, DEFAULT_MAP_SIZE, MAX_ARMY,
+};
 use cohort_sim::world::PlayerStatus;
 use cohort_sim::{PlayerId, Ruleset, World};
 use serde::{Deserialize, Serialize};
@@ -21,6 +24,19 @@ pub const DEFAULT_INPUT_DELAY: u32 = 2;
 pub enum MapSpec {
     /// The default map's generator with this seed and side (48 to 512 tiles).
     Generated { seed: u64, size: i32 },
+    /// The same map, each player's units topped up to an army of `army` (1 to `MAX_ARMY`,
+    /// 200) soldiers round its start (`cohort_sim::map::raise_armies`): full armies for load
+    /// tests (8 players × 200 = 1,600 units).
+    Armies { seed: u64, size: i32, army: u32 },
+}
+
+impl MapSpec {
+    /// The generator's seed and side.
+    pub fn seed_and_size(&self) -> (u64, i32) {
+        match *self {
+            MapSpec::Generated { seed, size } | MapSpec::Armies { seed, size, .. } => (seed, size),
+        }
+    }
 }
 
 impl Default for MapSpec {
@@ -78,6 +94,8 @@ pub enum ConfigError {
     MapSize(i32),
     #[error("the ruleset's hash is not the configuration's")]
     Ruleset,
+    #[error("an army is 1 to {MAX_ARMY} units, not {0}")]
+    Army(u32),
 }
 
 /// Whether a match id is well formed.
@@ -136,9 +154,14 @@ impl MatchConfig {
         if !(1..=64).contains(&self.turn_ticks) {
             return Err(ConfigError::TurnTicks(self.turn_ticks));
         }
-        let MapSpec::Generated { size, .. } = self.map;
+        let (_, size) = self.map.seed_and_size();
         if !(48..=512).contains(&size) {
             return Err(ConfigError::MapSize(size));
+        }
+        if let MapSpec::Armies { army, .. } = self.map {
+            if !(1..=MAX_ARMY).contains(&army) {
+                return Err(ConfigError::Army(army));
+            }
         }
         Ok(())
     }
@@ -154,15 +177,17 @@ impl MatchConfig {
         if rules.hash() != self.ruleset_hash {
             return Err(ConfigError::Ruleset);
         }
-        let MapSpec::Generated { seed, size } = self.map;
-        let mut world = generate(
-            rules,
-            MapOptions {
-                seed,
-                size,
-                players: self.players.len() as u8,
-            },
-        );
+        let (seed, size) = self.map.seed_and_size();
+        let opts = MapOptions {
+            seed,
+            size,
+            players: u8::try_from(self.players.len())
+                .map_err(|_| ConfigError::PlayerCount(self.players.len()))?,
+        };
+        let mut world = generate(rules, opts);
+        if let MapSpec::Armies { army, .. } = self.map {
+            raise_armies(&mut world, &start_tiles(opts), army);
+        }
         for (p, slot) in world.state.players.iter_mut().zip(&self.players) {
             p.name = slot.name.clone();
             p.team = slot.team;
@@ -184,10 +209,32 @@ pub fn status_after(change: Membership) -> PlayerStatus {
 /// Runs one turn's bundle: its membership events, then its commands at the turn's first tick,
 /// then the rest of the turn's `turn_ticks` ticks. Every peer runs every bundle through this.
 pub fn run_bundle(world: &mut World, bundle: &TurnBundle, turn_ticks: u32) {
+    run_bundle_ticks(world, bundle, turn_ticks, |_| {});
+}
+
+/// [`run_bundle`], calling `after_tick` after each of the turn's ticks (the tick just run is
+/// `world.tick()`).
+pub fn run_bundle_ticks(
+    world: &mut World,
+    bundle: &TurnBundle,
+    turn_ticks: u32,
+    mut after_tick: impl FnMut(&mut World),
+) {
     for e in &bundle.events {
         world.set_player_status(e.player, status_after(e.change));
     }
-    world.run_turn(&bundle.commands, turn_ticks);
+    for t in 0..turn_ticks {
+        world.step(if t == 0 { &bundle.commands } else { &[] });
+        after_tick(world);
+    }
+}
+
+/// [`run_bundle`], returning the tick hash after each of the turn's ticks: what every peer keeps
+/// of its recent turns ([`crate::limits::TICK_HASH_TURNS`]) to narrow a desync to its tick.
+pub fn run_bundle_hashed(world: &mut World, bundle: &TurnBundle, turn_ticks: u32) -> Vec<TickHash> {
+    let mut hashes = Vec::with_capacity(turn_ticks as usize);
+    run_bundle_ticks(world, bundle, turn_ticks, |w| hashes.push(w.tick_hash()));
+    hashes
 }
 
 #[cfg(test)]
@@ -220,6 +267,114 @@ mod tests {
         c.match_id = "m".into();
         c.ruleset_hash = [0; 32];
         assert!(matches!(c.world(rules()), Err(ConfigError::Ruleset)));
+    }
+
+    fn armies(players: u8, army: u32) -> MatchConfig {
+        let mut c = MatchConfig::standard("m", &rules(), players);
+        c.map = MapSpec::Armies {
+            seed: DEFAULT_MAP_SEED,
+            size: DEFAULT_MAP_SIZE,
+            army,
+        };
+        c
+    }
+
+    #[test]
+    fn full_armies_give_every_player_its_count_on_the_same_map() {
+        let world = armies(8, MAX_ARMY).world(rules()).unwrap();
+        assert_eq!(world.state.units.len(), 1600);
+        for p in 0..8 {
+            let mine = world.state.units.iter().filter(|u| u.owner == p).count();
+            assert_eq!(mine, 200, "player {p}");
+        }
+        let plain = MatchConfig::standard("m", &rules(), 8)
+            .world(rules())
+            .unwrap();
+        assert_eq!(world.grid().width(), plain.grid().width());
+        // Every unit of the plain map is still there, with the same id and place; the
+        // soldiers come after them.
+        for (a, b) in plain.state.units.iter().zip(&world.state.units) {
+            assert_eq!(
+                (a.id, a.kind, a.owner, a.position),
+                (b.id, b.kind, b.owner, b.position)
+            );
+        }
+        let small = armies(2, 30).world(rules()).unwrap();
+        assert_eq!(small.state.units.len(), 60);
+    }
+
+    #[test]
+    fn full_armies_are_the_same_everywhere_and_play_on_identically() {
+        let config = armies(8, MAX_ARMY);
+        let mut a = config.world(rules()).unwrap();
+        let mut b = config.world(rules()).unwrap();
+        assert_eq!(a.hash(), b.hash());
+        assert_ne!(
+            a.hash(),
+            MatchConfig::standard("m", &rules(), 8)
+                .world(rules())
+                .unwrap()
+                .hash()
+        );
+        // A crowd of each player's first 50 units ordered across the map, then a few turns.
+        let commands: Vec<PlayerCommand> = (0..8u8)
+            .map(|p| PlayerCommand {
+                player: p,
+                command: Command::Move {
+                    units: a
+                        .state
+                        .units
+                        .iter()
+                        .filter(|u| u.owner == p)
+                        .take(50)
+                        .map(|u| u.id)
+                        .collect(),
+                    to: Vec2::new(cohort_sim::fx(60), cohort_sim::fx(60)),
+                },
+            })
+            .collect();
+        for turn in 0..4 {
+            let bundle = TurnBundle {
+                turn,
+                input_delay: None,
+                events: vec![],
+                commands: if turn == 0 { commands.clone() } else { vec![] },
+                previous_hash: None,
+            };
+            run_bundle(&mut a, &bundle, config.turn_ticks);
+            run_bundle(&mut b, &bundle, config.turn_ticks);
+            assert_eq!(a.hash(), b.hash(), "turn {turn}");
+        }
+        let moved = a
+            .state
+            .units
+            .iter()
+            .zip(&config.world(rules()).unwrap().state.units)
+            .filter(|(now, then)| now.position != then.position)
+            .count();
+        assert!(moved >= 8 * 40, "only {moved} units moved");
+    }
+
+    #[test]
+    fn an_army_map_survives_the_codec() {
+        let config = armies(8, 123);
+        let bytes = crate::codec::encode_message(&config).unwrap();
+        let back: MatchConfig = crate::codec::decode_message(&bytes).unwrap();
+        assert_eq!(back, config);
+        // Variant 1 of MapSpec (docs/PROTOCOL.md).
+        let map = crate::codec::encode_message(&config.map).unwrap();
+        assert_eq!(map[0], 1);
+    }
+
+    #[test]
+    fn an_army_out_of_range_is_refused() {
+        for army in [0, MAX_ARMY + 1, u32::MAX] {
+            let c = armies(2, army);
+            assert_eq!(c.check(), Err(ConfigError::Army(army)));
+            assert!(matches!(c.world(rules()), Err(ConfigError::Army(_))));
+        }
+        assert_eq!(armies(2, 1).check(), Ok(()));
+        assert_eq!(armies(2, MAX_ARMY).check(), Ok(()));
     }
 
     #[test]

@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # Lockstep load benchmark: one cohort-server on loopback hosting MATCHES matches of PLAYERS
-# players, played by `cohort bot --no-sim` clients (one process) for TURNS turns.
+# players, played by `cohort bot` clients (one process) for TURNS turns.
+# MODE `ack` (the default): the default map's few units, `--no-sim` clients (acknowledgements,
+# no hashes): the protocol's load. MODE `sim`: real work — every match with full armies
+# (`--army LOAD_ARMY`, default 200 per player: 1,600 units with 8 players), orders every turn to
+# crowds of up to 50 units (`--order-every 1 --group-max 50`), and one client in every
+# LOAD_SIM_EVERY (default PLAYERS: one per match) simulating and sending its hash, so desyncs
+# are caught for real (LOAD_SIM_EVERY=1: every client simulates).
 # Prints one JSON object: turn send jitter (each bundle handed to each client's QUIC stream,
 # minus its turn's deadline) and turn close lateness p50/p99/max, server CPU, peak memory
 # (whole process and per match), bytes per client per second, desyncs, dropped clients, bots
 # that failed, the load average before and after, UDP receive-buffer drops on the machine.
-# Usage: server/bench/lockstep_load.sh [MATCHES] [PLAYERS] [TURNS]
+# Usage: server/bench/lockstep_load.sh [MATCHES] [PLAYERS] [TURNS] [ack|sim]
 # LOAD_OUT=DIR keeps the run's files in DIR; LOAD_BUILD=0 skips the release build. The bots
 # are stopped after 60 s + 1 s per turn (a lobby that never fills does not hang the run). The
 # bot process runs at nice LOAD_BOT_NICE (default 10): it stands in for clients on other
@@ -15,13 +21,21 @@ set -euo pipefail
 MATCHES=${1:-50}
 PLAYERS=${2:-8}
 TURNS=${3:-300}
+MODE=${4:-ack}
+case "$MODE" in
+  ack) server_mode=(); bot_mode=(--no-sim) ;;
+  sim) server_mode=(--army "${LOAD_ARMY:-200}")
+       bot_mode=(--order-every 1 --group-max 50 --sim-every "${LOAD_SIM_EVERY:-$PLAYERS}") ;;
+  *) echo "MODE is ack or sim, not $MODE" >&2; exit 2 ;;
+esac
 cd "$(git rev-parse --show-toplevel)"
 [ "${LOAD_BUILD:-1}" = 0 ] || cargo build --release -q -p cohort-server -p cohort-client
 out=${LOAD_OUT:-$(mktemp -d)}; mkdir -p "$out"
 trap 'kill $pid 2>/dev/null || true; kill $sampler 2>/dev/null || true' EXIT
 target/release/cohort-server --listen 127.0.0.1:0 --matches "$MATCHES" --players "$PLAYERS" \
   --secret bench --tokens-file "$out/tokens.json" --stats-file "$out/stats.json" \
-  --replay-dir "$out/replays" --report-dir "$out/reports" >"$out/server.out" 2>"$out/server.err" &
+  --replay-dir "$out/replays" --report-dir "$out/reports" "${server_mode[@]}" \
+  >"$out/server.out" 2>"$out/server.err" &
 pid=$!
 for _ in $(seq 100); do grep -q fingerprint "$out/server.out" 2>/dev/null && break; sleep 0.1; done
 addr=$(head -1 "$out/server.out" | awk '{print $5}')
@@ -40,7 +54,8 @@ drops_before=$(udp_drops)
 start=$(date +%s.%N)
 timeout $((60 + TURNS)) nice -n "${LOAD_BOT_NICE:-10}" /usr/bin/time -f "%U %S" -o "$out/bot.time" \
   target/release/cohort bot --server "$addr" --fingerprint "$fp" --token "$tokens" \
-  --clients $((MATCHES * PLAYERS)) --no-sim --turns "$TURNS" ${LOAD_BOT_ARGS:-} >"$out/bots.jsonl" 2>"$out/bots.err" || true
+  --clients $((MATCHES * PLAYERS)) "${bot_mode[@]}" --turns "$TURNS" ${LOAD_BOT_ARGS:-} \
+  >"$out/bots.jsonl" 2>"$out/bots.err" || true
 end=$(date +%s.%N)
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 drops_after=$(udp_drops)
@@ -49,9 +64,9 @@ kill -TERM "$pid" 2>/dev/null || true
 wait "$pid" || true
 wait "$sampler" || true
 python3 - "$out" "$MATCHES" "$PLAYERS" "$TURNS" "$start" "$end" "$(getconf CLK_TCK)" \
-  "$load_before" "$load_after" "$((drops_after - drops_before))" <<'PY'
+  "$load_before" "$load_after" "$((drops_after - drops_before))" "$MODE" "${LOAD_ARMY:-200}" <<'PY'
 import json, sys
-out, matches, players, turns, start, end, hz, load_before, load_after, drops = sys.argv[1:]
+out, matches, players, turns, start, end, hz, load_before, load_after, drops, mode, army = sys.argv[1:]
 matches, players, turns, hz = int(matches), int(players), int(turns), int(hz)
 seconds = float(end) - float(start)
 stats = json.load(open(f"{out}/stats.json"))
@@ -67,7 +82,10 @@ try:
 except (OSError, ValueError):
     bot_cpu = None
 print(json.dumps({
-    "command": f"server/bench/lockstep_load.sh {matches} {players} {turns}",
+    "command": f"server/bench/lockstep_load.sh {matches} {players} {turns} {mode}",
+    "mode": mode,
+    # From the configuration (`--army`): the armies are exactly this big (sim/src/map/armies.rs).
+    "units_per_match": players * int(army) if mode == "sim" else None,
     "matches": matches, "players_per_match": players, "clients": clients,
     "bot_seconds": round(seconds, 2),
     "turns_closed": stats["turns_closed"],
@@ -88,7 +106,11 @@ print(json.dumps({
     "desyncs": stats["desyncs"], "dropped": stats["dropped"],
     "connections": stats["connections"],
     "bots_reporting": len(bots),
-    "bots_failed": sum(1 for l in open(f"{out}/bots.err") if l.startswith("bot ")),
+    "bots_failed": sum(1 for b in bots if b.get("error")),
+    "bots_hashing": sum(1 for b in bots if b.get("hashes_agreed", 0) + b.get("hashes_disagreed", 0) > 0),
+    "hashes_agreed": sum(b.get("hashes_agreed", 0) for b in bots),
+    "hashes_disagreed": sum(b.get("hashes_disagreed", 0) for b in bots),
+    "commands_sent": sum(b.get("commands_sent", 0) for b in bots),
     "bot_connect_retries": sum(b.get("connect_attempts", 1) - 1 for b in bots),
     "bots_with_errors": sum(1 for b in bots if b.get("server_errors")),
     "bot_turns_run_min": min((b["turns_run"] for b in bots), default=None),

@@ -11,7 +11,7 @@ use cohort_protocol::limits::{DEFAULT_PORT, RULESET_FILE};
 use cohort_protocol::limits::{MAX_INPUT_DELAY, MIN_INPUT_DELAY};
 use cohort_protocol::setup::{ConfigError, MapSpec, DEFAULT_INPUT_DELAY, DEFAULT_TURN_TICKS};
 use cohort_protocol::MatchConfig;
-use cohort_sim::map::{DEFAULT_MAP_SEED, DEFAULT_MAP_SIZE};
+use cohort_sim::map::{DEFAULT_MAP_SEED, DEFAULT_MAP_SIZE, MAX_ARMY};
 use cohort_sim::Ruleset;
 use serde::Deserialize;
 use std::net::SocketAddr;
@@ -93,6 +93,11 @@ pub struct Args {
     /// Ticks of 16 ms per turn, for every match [default: 8].
     #[arg(long, env = "COHORT_TURN_TICKS")]
     pub turn_ticks: Option<u32>,
+    /// Full armies, for every match: each player's units topped up to N (1 to 200) soldiers
+    /// round its start (8 players × 200 = 1,600 units; load tests) [default: the map's own].
+    #[arg(long, value_name = "N", env = "COHORT_ARMY",
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(MAX_ARMY)))]
+    pub army: Option<u32>,
     /// The starting input delay in turns, for every match [default: 2].
     #[arg(long, env = "COHORT_INPUT_DELAY")]
     pub input_delay: Option<u32>,
@@ -213,6 +218,8 @@ pub struct FileMatch {
     pub teams: Vec<u8>,
     pub map_seed: Option<u64>,
     pub map_size: Option<i32>,
+    /// Each player's units topped up to this many soldiers (1 to 200; `MapSpec::Armies`).
+    pub army: Option<u32>,
     pub turn_ticks: Option<u32>,
     pub input_delay: Option<u32>,
     pub adaptive_delay: Option<bool>,
@@ -352,6 +359,9 @@ impl ServerConfig {
             if args.turn_ticks.is_some() {
                 m.turn_ticks = args.turn_ticks;
             }
+            if args.army.is_some() {
+                m.army = args.army;
+            }
             if args.input_delay.is_some() {
                 m.input_delay = args.input_delay;
             }
@@ -488,6 +498,7 @@ impl FileMatch {
             teams: Vec::new(),
             map_seed: None,
             map_size: None,
+            army: None,
             turn_ticks: None,
             input_delay: None,
             adaptive_delay: None,
@@ -532,9 +543,13 @@ impl FileMatch {
         for (slot, team) in config.players.iter_mut().zip(&self.teams) {
             slot.team = *team;
         }
-        config.map = MapSpec::Generated {
-            seed: self.map_seed.unwrap_or(DEFAULT_MAP_SEED),
-            size: self.map_size.unwrap_or(DEFAULT_MAP_SIZE),
+        let (seed, size) = (
+            self.map_seed.unwrap_or(DEFAULT_MAP_SEED),
+            self.map_size.unwrap_or(DEFAULT_MAP_SIZE),
+        );
+        config.map = match self.army {
+            Some(army) => MapSpec::Armies { seed, size, army },
+            None => MapSpec::Generated { seed, size },
         };
         config.turn_ticks = self.turn_ticks.unwrap_or(DEFAULT_TURN_TICKS);
         config.input_delay = self.input_delay.unwrap_or(DEFAULT_INPUT_DELAY);
@@ -545,6 +560,7 @@ impl FileMatch {
                 ConfigError::Name(_) => "names",
                 ConfigError::TurnTicks(_) => "turn_ticks",
                 ConfigError::MapSize(_) => "map_size",
+                ConfigError::Army(_) => "army",
                 ConfigError::Ruleset => "ruleset",
             };
             key(field, e.to_string())
@@ -658,6 +674,21 @@ require_hashes = true
             .collect();
         assert_eq!(ids, vec!["m1", "m2", "m3"]);
         assert!(c.matches.iter().all(|m| m.config.players.len() == 8));
+        assert!(c
+            .matches
+            .iter()
+            .all(|m| matches!(m.config.map, MapSpec::Generated { .. })));
+        let armies = Args {
+            army: Some(MAX_ARMY),
+            ..args
+        };
+        let c = ServerConfig::load(&armies, &rules()).unwrap();
+        for m in &c.matches {
+            let MapSpec::Armies { army, .. } = m.config.map else {
+                panic!("{:?}", m.config.map)
+            };
+            assert_eq!(army, MAX_ARMY);
+        }
     }
 
     #[test]
@@ -723,6 +754,8 @@ require_hashes = true
         assert_eq!(m(|m| m.turn_ticks = Some(0)), "turn_ticks");
         assert_eq!(m(|m| m.map_size = Some(9)), "map_size");
         assert_eq!(m(|m| m.input_delay = Some(0)), "input_delay");
+        assert_eq!(m(|m| m.army = Some(0)), "army");
+        assert_eq!(m(|m| m.army = Some(MAX_ARMY + 1)), "army");
     }
 
     #[test]

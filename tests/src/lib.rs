@@ -159,6 +159,7 @@ pub fn plan(token: String, name: &str, brain: Box<dyn Brain>) -> BotPlan {
             name: name.into(),
             simulate: true,
             perturb_at_turn: None,
+            perturb_at_tick: None,
         },
         brain,
         turns: None,
@@ -194,6 +195,15 @@ pub async fn outcome(task: JoinHandle<BotOutcome>) -> BotOutcome {
         .expect("the bot's task");
     assert_eq!(o.error, None, "the bot's match: {o:?}");
     o
+}
+
+/// Waits for every bot's task in turn ([`outcome`] each).
+pub async fn outcomes(tasks: Vec<JoinHandle<BotOutcome>>) -> Vec<BotOutcome> {
+    let mut all = Vec::with_capacity(tasks.len());
+    for t in tasks {
+        all.push(outcome(t).await);
+    }
+    all
 }
 
 /// Checks that every hash a client computed is the replay's (the server's) for that turn.

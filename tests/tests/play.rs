@@ -27,10 +27,7 @@ async fn three_bots_play_two_thousand_turns_without_a_desync() {
             spawn_bot(&server, plan(token, &format!("bot{p}"), brain))
         })
         .collect();
-    let mut outcomes = Vec::new();
-    for b in bots {
-        outcomes.push(outcome(b).await);
-    }
+    let outcomes = outcomes(bots).await;
     let summary = server.finish().await.unwrap();
     let replay = the_replay(&summary);
     assert_eq!(replay.records.len() as u64, TURNS);

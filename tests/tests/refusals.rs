@@ -159,10 +159,7 @@ async fn bad_clients_are_refused_with_their_codes_and_the_match_plays_on() -> Re
             )
         })
         .collect();
-    let mut outcomes = Vec::new();
-    for b in bots {
-        outcomes.push(outcome(b).await);
-    }
+    let outcomes = outcomes(bots).await;
     let summary = server.finish().await?;
     let _ = tokio::time::timeout(Duration::from_secs(10), flooder).await;
     let replay = the_replay(&summary);

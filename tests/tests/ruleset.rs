@@ -68,10 +68,7 @@ async fn a_match_under_another_ruleset_plays_and_the_default_is_refused() {
             )
         })
         .collect();
-    let mut outcomes = Vec::new();
-    for b in bots {
-        outcomes.push(outcome(b).await);
-    }
+    let outcomes = outcomes(bots).await;
     let summary = server.finish().await.unwrap();
     let replay = the_replay(&summary);
     assert_eq!(replay.header.config.ruleset_hash, rules.hash());

@@ -3,7 +3,7 @@
 use super::connect::{ConnectArgs, ReconnectArgs};
 use super::ruleset::RulesetArgs;
 use anyhow::{bail, Context, Result};
-use cohort_client::brain::{Brain, RandomBrain, Script};
+use cohort_client::brain::{Brain, RandomBrain, Script, RANDOM_GROUP_MAX, RANDOM_ORDER_EVERY};
 use cohort_client::core::ClientOptions;
 use cohort_client::session::{run_bot_paced, BotOutcome, BotPlan, Pace, DEFAULT_HANDSHAKES};
 use cohort_protocol::file::{read_limited, FileLimit};
@@ -54,6 +54,18 @@ pub struct Args {
     /// Run no simulation: send orders and acknowledgements but no hashes (load generation).
     #[arg(long)]
     no_sim: bool,
+    /// Only every Nth bot (the 1st, the N+1th…) runs the simulation and sends hashes; the
+    /// others acknowledge as with --no-sim. With the tokens in match order and N players per
+    /// match, one client of each match is checked against the server (load: the server's work
+    /// is the same, the bots' is one sim per match).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    sim_every: u64,
+    /// Random orders about once in this many turns (1: every turn).
+    #[arg(long, value_name = "N", default_value_t = RANDOM_ORDER_EVERY, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    order_every: u64,
+    /// The most units one random order names (a crowd: 50).
+    #[arg(long, value_name = "N", default_value_t = RANDOM_GROUP_MAX, value_parser = clap::value_parser!(u16).range(1..=512))]
+    group_max: u16,
     /// At most this many bots handshake at once; a bot whose handshake fails (no answer in
     /// time) tries again after 0.5 s, 1 s, 2 s (4 attempts in all).
     #[arg(long, default_value_t = DEFAULT_HANDSHAKES, value_parser = clap::value_parser!(u32).range(1..=1024))]
@@ -106,14 +118,19 @@ pub fn run(args: Args) -> Result<ExitCode> {
         for (i, (token, name)) in args.tokens.iter().zip(&names).enumerate() {
             let brain: Box<dyn Brain> = match &script {
                 Some(s) => Box::new(s.clone()),
-                None => Box::new(RandomBrain::new(args.seed.wrapping_add(i as u64))),
+                None => Box::new(RandomBrain::with(
+                    args.seed.wrapping_add(i as u64),
+                    args.order_every,
+                    usize::from(args.group_max),
+                )),
             };
             let plan = BotPlan {
                 options: ClientOptions {
                     token: token.clone(),
                     name: name.clone(),
-                    simulate: !args.no_sim,
+                    simulate: !args.no_sim && (i as u64).is_multiple_of(args.sim_every),
                     perturb_at_turn: None,
+                    perturb_at_tick: None,
                 },
                 brain,
                 turns: args.turns,

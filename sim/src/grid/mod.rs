@@ -142,8 +142,9 @@ impl Grid {
         Some(g)
     }
 
-    /// Checks a grid that came from outside (a snapshot): sizes and layer tables agree.
-    pub fn check(&self) -> Result<(), String> {
+    /// Checks a grid that came from outside (a snapshot): sizes and layer tables agree, and
+    /// every tile's terrain is one of the ruleset's `terrains`.
+    pub fn check(&self, terrains: usize) -> Result<(), String> {
         let n = (self.width as i64) * (self.height as i64);
         if self.width <= 0
             || self.height <= 0
@@ -168,6 +169,9 @@ impl Grid {
             || self.terrain_revision.len() != l
         {
             return Err("grid layer tables do not agree".into());
+        }
+        if self.terrain.iter().any(|t| usize::from(*t) >= terrains) {
+            return Err("a tile of a terrain the ruleset lacks".into());
         }
         Ok(())
     }

@@ -1,12 +1,15 @@
-//! Maps: the embedded default map's generator, the ASCII map format and Moving AI `.map` files.
+//! Maps: the embedded default map's generator (and its full armies, `armies.rs`), the ASCII map
+//! format and Moving AI `.map` files.
 //!
 //! A map file is read into a [`Layout`] — terrain per tile and the trees, mines and bushes on it —
 //! which [`Layout::into_world`] lays out in a new [`World`]. Formats: docs/MAPS.md.
 
+mod armies;
 mod ascii;
 mod generate;
 pub mod movingai;
 
+pub use armies::{raise_armies, ARMY_KINDS, MAX_ARMY};
 pub use ascii::{parse_ascii, to_ascii, Legend, LegendEntry, DEFAULT_LEGEND};
 pub use generate::{
     generate, start_tiles, turn_cos_sin, MapOptions, DEFAULT_MAP_SEED, DEFAULT_MAP_SIZE,

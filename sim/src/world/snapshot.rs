@@ -38,7 +38,10 @@ impl World {
             return Err(SnapshotError::OtherRuleset);
         }
         let mut state = snap.state;
-        state.grid.check().map_err(SnapshotError::Inconsistent)?;
+        state
+            .grid
+            .check(rules.terrains.len())
+            .map_err(SnapshotError::Inconsistent)?;
         if state.grid.layers() != rules.layers.len() {
             return Err(SnapshotError::Inconsistent(
                 "layer count differs from the ruleset".into(),

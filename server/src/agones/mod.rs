@@ -1,12 +1,13 @@
-//! Agones (DESIGN.md, "Operations": fleets on Kubernetes), through the official SDK crate
-//! (`agones`: gRPC over tonic) to the SDK sidecar in the pod, on
+//! Agones (DESIGN.md, "Operations": fleets on Kubernetes): the SDK's gRPC API ([`sdk`]: tonic,
+//! generated from the SDK's own proto files) to the SDK sidecar in the pod, on
 //! `localhost:AGONES_SDK_GRPC_PORT`. A game server in a fleet:
 //!
-//! 1. connects to the sidecar (the SDK waits for it up to 30 s: it may start after us);
+//! 1. connects to the sidecar (waiting for it up to [`sdk::CONNECT_TIMEOUT`]: it may start
+//!    after us);
 //! 2. publishes its certificate fingerprint (`SetAnnotation`, key [`FINGERPRINT_KEY`]: Agones
 //!    stores it as the annotation `agones.dev/sdk-cohort-fingerprint`), then says `Ready`, then
 //!    pings `Health` every [`HEALTH_INTERVAL`];
-//! 3. watches its GameServer (`WatchGameServer`): once it is `Allocated` with the annotation
+//! 3. reads its GameServer (`GetGameServer`, then `WatchGameServer`): once it is `Allocated` with the annotation
 //!    [`MATCH_ANNOTATION`] (the match's keys as JSON, the same keys as a `[[match]]` and the
 //!    admin API), it hosts that match and annotates [`HOSTED_KEY`] with its id (a bad spec is
 //!    annotated [`ERROR_KEY`] and logged instead);
@@ -19,8 +20,10 @@
 //! A sidecar that is absent, slow or answers an error never blocks or stops the server: the
 //! failure is logged at `warn` and the server serves on.
 
+pub mod sdk;
+
 use crate::driver::{Host, PlayerChange};
-use agones::Sdk;
+use sdk::Sdk;
 use std::collections::BTreeSet;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -78,7 +81,7 @@ enum Report {
 /// Runs an SDK call with [`CALL_TIMEOUT`]; logs a failure (`what` names the call).
 async fn call<T>(
     what: &str,
-    f: impl std::future::Future<Output = agones::errors::Result<T>>,
+    f: impl std::future::Future<Output = Result<T, tonic::Status>>,
 ) -> Option<T> {
     match tokio::time::timeout(CALL_TIMEOUT, f).await {
         Ok(Ok(v)) => Some(v),
@@ -105,7 +108,7 @@ impl Lifecycle {
             let _ = tell.send(Report::Player(change));
         }));
         let task = tokio::spawn(async move {
-            let mut sdk = match Sdk::new(Some(port), None).await {
+            let mut sdk = match Sdk::connect(port).await {
                 Ok(sdk) => sdk,
                 Err(e) => {
                     tracing::warn!(port, error = %e, "no Agones SDK sidecar; running without it");
@@ -166,47 +169,60 @@ impl Lifecycle {
     }
 }
 
-/// Hosts the match of each allocation as the GameServer's updates come.
+/// Hosts the match of each allocation: the GameServer as it stands (`GetGameServer`: it may
+/// have been allocated already), then as its updates come (`WatchGameServer`).
 async fn watch(mut sdk: Sdk, host: Arc<Host>) {
+    // The specs already acted on (every update repeats the annotations).
+    let mut seen = BTreeSet::new();
+    if let Some(gs) = call("GetGameServer", sdk.get_gameserver()).await {
+        allocation(&mut sdk, &host, &gs, &mut seen).await;
+    }
     let Some(mut stream) = call("WatchGameServer", sdk.watch_gameserver()).await else {
         return;
     };
-    // The specs already acted on (every update repeats the annotations).
-    let mut seen = BTreeSet::new();
     loop {
-        let gs = match stream.message().await {
-            Ok(Some(gs)) => gs,
+        match stream.message().await {
+            Ok(Some(gs)) => allocation(&mut sdk, &host, &gs, &mut seen).await,
             Ok(None) => return,
             Err(e) => {
                 tracing::warn!(error = %e, "Agones WatchGameServer stream failed");
                 return;
             }
-        };
-        let allocated = gs.status.as_ref().is_some_and(|s| s.state == ALLOCATED);
-        let spec = gs
-            .object_meta
-            .as_ref()
-            .and_then(|m| m.annotations.get(MATCH_ANNOTATION));
-        let Some(spec) = spec.filter(|_| allocated) else {
-            continue;
-        };
-        if !seen.insert(spec.clone()) {
-            continue;
         }
-        match host_match(&host, spec) {
-            Ok(id) => {
-                tracing::info!(match_id = %id, "Agones allocation: hosting its match");
-                call(
-                    "SetAnnotation (match id)",
-                    sdk.set_annotation(HOSTED_KEY, id),
-                )
-                .await;
-            }
-            Err(e) => {
-                tracing::error!(error = %e, annotation = MATCH_ANNOTATION, "Agones allocation: cannot host its match");
-                let text: String = e.chars().take(256).collect();
-                call("SetAnnotation (error)", sdk.set_annotation(ERROR_KEY, text)).await;
-            }
+    }
+}
+
+/// If `gs` is allocated with a match not yet acted on, hosts it and annotates how it went.
+async fn allocation(
+    sdk: &mut Sdk,
+    host: &Arc<Host>,
+    gs: &sdk::GameServer,
+    seen: &mut BTreeSet<String>,
+) {
+    let allocated = gs.status.as_ref().is_some_and(|s| s.state == ALLOCATED);
+    let spec = gs
+        .object_meta
+        .as_ref()
+        .and_then(|m| m.annotations.get(MATCH_ANNOTATION));
+    let Some(spec) = spec.filter(|_| allocated) else {
+        return;
+    };
+    if !seen.insert(spec.clone()) {
+        return;
+    }
+    match host_match(host, spec) {
+        Ok(id) => {
+            tracing::info!(match_id = %id, "Agones allocation: hosting its match");
+            call(
+                "SetAnnotation (match id)",
+                sdk.set_annotation(HOSTED_KEY, id),
+            )
+            .await;
+        }
+        Err(e) => {
+            tracing::error!(error = %e, annotation = MATCH_ANNOTATION, "Agones allocation: cannot host its match");
+            let text: String = e.chars().take(256).collect();
+            call("SetAnnotation (error)", sdk.set_annotation(ERROR_KEY, text)).await;
         }
     }
 }
@@ -221,8 +237,7 @@ fn host_match(host: &Arc<Host>, spec: &str) -> Result<String, String> {
 }
 
 /// Adds and removes `<match id>/<slot>` in the [`PLAYERS_LIST`] as players connect and leave.
-async fn report_players(sdk: Sdk, mut reports: mpsc::UnboundedReceiver<Report>) {
-    let mut beta = sdk.beta().clone();
+async fn report_players(mut sdk: Sdk, mut reports: mpsc::UnboundedReceiver<Report>) {
     while let Some(report) = reports.recv().await {
         let c = match report {
             Report::Player(c) => c,
@@ -235,13 +250,13 @@ async fn report_players(sdk: Sdk, mut reports: mpsc::UnboundedReceiver<Report>) 
         if c.connected {
             call(
                 "AddListValue (player connected)",
-                beta.append_list_value(PLAYERS_LIST, &value),
+                sdk.add_list_value(PLAYERS_LIST, &value),
             )
             .await;
         } else {
             call(
                 "RemoveListValue (player left)",
-                beta.delete_list_value(PLAYERS_LIST, &value),
+                sdk.remove_list_value(PLAYERS_LIST, &value),
             )
             .await;
         }
