@@ -81,9 +81,12 @@ fn fixture() -> World {
             corners: 2,
             since: 7,
             detoured: Some(5),
-            squeeze_from: Some(fx(2)),
+            squeeze_from: Some(cohort_sim::Vec2::new(fx(2), fx(3))),
+            through: true,
+            anchor: cohort_sim::Vec2::new(fx(37), fx(38)),
         },
         fine: 1,
+        legs: 2,
     });
     u.reload_ticks = 3;
     u.carrying = Some((Good::Wood, 4));

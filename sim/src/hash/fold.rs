@@ -292,16 +292,18 @@ impl Fold for Route {
             replans,
             progress,
             fine,
+            legs,
         } = self;
-        // One layout word: the waypoints' count, the flags, the tags, the replans and the fine
-        // corners.
+        // One layout word: the waypoints' count, the flags, the tags, the replans, the fine
+        // corners and the legs.
         m.word(
             waypoints.len() as u64
                 | u64::from(*has_goal) << 32
                 | some_bit(speed_cap, 33)
                 | some_bit(target, 34)
                 | u64::from(*replans) << 40
-                | u64::from(*fine) << 48,
+                | u64::from(*fine) << 48
+                | u64::from(*legs) << 56,
         );
         for w in waypoints {
             w.fold(m);
@@ -323,12 +325,20 @@ impl Fold for Progress {
             since,
             detoured,
             squeeze_from,
+            through,
+            anchor,
         } = self;
-        m.word(u64::from(*corners) | some_bit(detoured, 32) | some_bit(squeeze_from, 33));
+        m.word(
+            u64::from(*corners)
+                | some_bit(detoured, 32)
+                | some_bit(squeeze_from, 33)
+                | u64::from(*through) << 34,
+        );
         nearest.fold(m);
         since.fold(m);
         fold_some(detoured, m);
         fold_some(squeeze_from, m);
+        anchor.fold(m);
     }
 }
 

@@ -53,7 +53,16 @@ pub fn route(world: &mut World, unit: EntityId, to: Vec2) -> Option<Route> {
 /// (refused without a search), or the search got nowhere from the start. Counts the searches run
 /// and their expansions in `world.counters`. Same world and ask, same route, every machine.
 pub fn route_for(world: &mut World, ask: &Ask) -> Option<Route> {
-    plan(world, ask, None)
+    plan(world, ask, None, Budget::Spec)
+}
+
+/// The next leg of a long way whose route ended short of its goal (Cohort's choice,
+/// `crate::walk::K_MOST_LEGS`): [`route_for`] searched without the budget, so a way one search
+/// cannot reach (a maze of forest, where the landmarks, which see the terrain and not the
+/// trees, leave the estimate no better than a straight line) is found whole once the first
+/// leg has been walked, since the goal is known to be in the walker's region.
+pub fn route_beyond(world: &mut World, ask: &Ask) -> Option<Route> {
+    plan(world, ask, None, Budget::Unlimited)
 }
 
 /// A detour for a walker held up by a crowd (Cohort's choice, `crate::walk::held`): a route as
@@ -62,11 +71,16 @@ pub fn route_for(world: &mut World, ask: &Ask) -> Option<Route> {
 /// tile anyone stands on (but the walk's target), as though they were closed ground. Its first
 /// corner is `start`'s middle when that is not the walker's tile. `None` as for [`route_for`].
 pub fn route_round(world: &mut World, ask: &Ask, start: Tile, blocked: &[Tile]) -> Option<Route> {
-    plan(world, ask, Some((start, blocked)))
+    plan(world, ask, Some((start, blocked)), Budget::Spec)
 }
 
-/// [`route_for`], and with `round` [`route_round`].
-fn plan(world: &mut World, ask: &Ask, round: Option<(Tile, &[Tile])>) -> Option<Route> {
+/// [`route_for`], with `round` [`route_round`], with `budget` [`route_beyond`].
+fn plan(
+    world: &mut World,
+    ask: &Ask,
+    round: Option<(Tile, &[Tile])>,
+    budget: Budget,
+) -> Option<Route> {
     let unit = world.unit(ask.unit)?;
     let key = world.key_of(unit);
     let radius = world.rules().units[unit.kind as usize].radius;
@@ -122,7 +136,7 @@ fn plan(world: &mut World, ask: &Ask, round: Option<(Tile, &[Tile])>) -> Option<
                 .is_some()
                 .then_some(&stood_on as &dyn Fn(Tile) -> bool),
             beside_closed: true,
-            budget: Budget::Spec,
+            budget,
             landmarks: caches.landmarks.layer(&state.grid, key.layer()),
         };
         find_route(grid, &mut caches.search, &search)
@@ -164,6 +178,7 @@ fn plan(world: &mut World, ask: &Ask, round: Option<(Tile, &[Tile])>) -> Option<
         replans: 0,
         progress: Progress::from(world.state.tick),
         fine: 0,
+        legs: 0,
     })
 }
 

@@ -47,6 +47,9 @@ pub struct Stepper<'a> {
     /// [`super::held::K_SQUEEZE_APART`] of their radii from walkers going elsewhere (Cohort's
     /// choice): `Some` of the point it walks to.
     pub squeeze: Option<Vec2>,
+    /// Walking through everyone (held long while squeezing, [`super::held::K_THROUGH_AFTER_TICKS`]):
+    /// it keeps apart from nobody.
+    pub through: bool,
 }
 
 /// The formation a walker on `route` marches in, and its place in it: its own (`formation`)
@@ -132,6 +135,9 @@ impl Stepper<'_> {
     /// corners of a way through the gaps of a crowd lie close together, and cutting them walks
     /// into the crowd).
     pub fn sees_past_bodies(&self, at: Vec2, next: Vec2, reach: Fx) -> bool {
+        if self.through {
+            return true;
+        }
         let line = next - at;
         let along = line.dot(line);
         self.survey
@@ -206,6 +212,9 @@ impl Stepper<'_> {
     /// keeps the scan inlined (asked in the same closure, the tick benchmark's median rose from
     /// about 525 to 650 µs).
     pub fn crowds(&self, from: Vec2, p: Vec2) -> bool {
+        if self.through {
+            return false;
+        }
         let too_near = |b: &Body| {
             let now = squared(p - b.middle);
             now < self.allowance_sq(b) && now < squared(from - b.middle)

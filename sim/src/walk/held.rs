@@ -16,6 +16,9 @@
 //! 2. after [`K_SQUEEZE_AFTER_TICKS`] it **squeezes** past those on the move: it keeps only
 //!    [`K_SQUEEZE_APART`] of their radii from walkers (still the whole allowance from anyone
 //!    standing: nobody standing is pushed), until it gets on again.
+//! 3. held still [`K_THROUGH_AFTER_TICKS`] while squeezing, it **walks through** everyone about
+//!    it, keeping apart from nobody, until the squeeze ends (nobody is pushed: it is the one
+//!    that moves; the ground still holds it).
 //!
 //! Every tick also, movers meeting head-on both turn to the same side (their right:
 //! [`crate::walk::Stepper::keep_apart`]), so two walkers coming at each other pass rather than
@@ -46,6 +49,12 @@ pub const K_DETOUR_REACH: Fx = fx(2);
 /// squeezes past traffic, never through its own group (which the spec's rules stop round their
 /// point).
 pub const K_SAME_WAY: Fx = fx(3);
+/// A walker held this long (six seconds, squeezing since the third) walks through: it keeps
+/// apart from nobody, walkers or standing, enemies or friends, until it has come
+/// [`K_SQUEEZE_THROUGH`] nearer its corner (Cohort's last resort: bodies packed round a walker,
+/// an enemy formation formed up about it or a jam no side can give way in, hold it still for
+/// good otherwise). The ground still holds it: never into closed ground.
+pub const K_THROUGH_AFTER_TICKS: u64 = 6000 / TICK_MS as u64;
 /// Squeezing past a walker keeps this share of their two radii between them (half, where keeping
 /// apart keeps three quarters).
 pub const K_SQUEEZE_APART: Fx = fx_ratio(1, 2);
@@ -60,13 +69,20 @@ pub fn squeezes(route: &Route, now: u64) -> bool {
     route.progress.squeeze_from.is_some() || held_ticks(route, now) >= K_SQUEEZE_AFTER_TICKS
 }
 
-/// A squeeze lasts until the walker has come this much nearer its corner (a tile), or reached it.
+/// A squeeze (and a walk through) lasts until the walker stands this far from where it began
+/// (a tile).
 pub const K_SQUEEZE_THROUGH: Fx = fx(1);
+/// A walker also gets on when it stands this far from where it last got on (half a tile, the
+/// watch's `K_STALL_REACH`): so a walker threading a crowd by a detour's many close corners
+/// gets on, and one jostled to and fro on the spot does not.
+pub const K_HEADWAY: Fx = fx_ratio(1, 2);
 
-/// Notes where the walker on `route` stands after its step at tick `now`: it got on if it
-/// reached a corner or came [`K_PROGRESS`] nearer its first. Held [`K_SQUEEZE_AFTER_TICKS`], it
-/// begins to squeeze, and squeezes on until it has come [`K_SQUEEZE_THROUGH`] nearer the corner
-/// or reached it.
+/// Notes where the walker on `route` stands after its step at tick `now`: it got on if it came
+/// [`K_PROGRESS`] nearer its first corner, or stands [`K_HEADWAY`] from where it last got on. A
+/// new first corner is measured afresh, and is no headway by itself (a detour's first corner may
+/// be where the walker stands). Held [`K_SQUEEZE_AFTER_TICKS`], it begins to squeeze; held
+/// [`K_THROUGH_AFTER_TICKS`], it walks through; both until it stands [`K_SQUEEZE_THROUGH`] from
+/// where the squeeze began.
 pub fn note(route: &mut Route, at: Vec2, now: u64) {
     let Some(&corner) = route.waypoints.first() else {
         return;
@@ -74,17 +90,23 @@ pub fn note(route: &mut Route, at: Vec2, now: u64) {
     let corners = route.waypoints.len() as u32;
     let d = at.distance(corner);
     let p = &mut route.progress;
-    let passed = corners < p.corners;
-    if let Some(from) = p.squeeze_from {
-        if passed || from.saturating_sub(d) >= K_SQUEEZE_THROUGH {
-            p.squeeze_from = None;
-        }
-    } else if now.saturating_sub(p.since) >= K_SQUEEZE_AFTER_TICKS {
-        p.squeeze_from = Some(d);
-    }
-    if passed || p.nearest.saturating_sub(d) >= K_PROGRESS {
+    if corners != p.corners {
         p.nearest = d;
         p.corners = corners;
+    }
+    if let Some(from) = p.squeeze_from {
+        if at.distance(from) >= K_SQUEEZE_THROUGH {
+            p.squeeze_from = None;
+            p.through = false;
+        } else if now.saturating_sub(p.since) >= K_THROUGH_AFTER_TICKS {
+            p.through = true;
+        }
+    } else if now.saturating_sub(p.since) >= K_SQUEEZE_AFTER_TICKS {
+        p.squeeze_from = Some(at);
+    }
+    if p.nearest.saturating_sub(d) >= K_PROGRESS || at.distance(p.anchor) >= K_HEADWAY {
+        p.nearest = d;
+        p.anchor = at;
         p.since = now;
     }
 }
@@ -102,7 +124,7 @@ pub fn due_detour(u: &crate::world::Unit, route: &Route, at: Vec2, now: u64) -> 
 }
 
 /// Unit `i`, held at `at` on `route`, plans a detour round the bodies about it (see the module).
-/// The new walk keeps the old one's order-wide figures (replans, speed cap) and how long it has
+/// The new walk keeps the old one's order-wide figures (replans, legs, speed cap) and how long it has
 /// been held; with no way round, the old walk stays. Counts a replan.
 pub fn detour(world: &mut World, i: usize, route: &mut Route, at: Vec2) {
     let now = world.state.tick;
@@ -163,6 +185,7 @@ pub fn detour(world: &mut World, i: usize, route: &mut Route, at: Vec2) {
     world.counters.replans += 1;
     if let Some(mut r) = route_round(world, &ask, start, &blocked) {
         r.replans = route.replans;
+        r.legs = route.legs;
         r.speed_cap = route.speed_cap;
         r.progress = route.progress;
         *route = r;
@@ -193,6 +216,8 @@ pub fn detour(world: &mut World, i: usize, route: &mut Route, at: Vec2) {
         corners: route.waypoints.len() as u32,
         since: route.progress.since,
         detoured: Some(now),
-        squeeze_from: route.progress.squeeze_from.map(|_| nearest),
+        squeeze_from: route.progress.squeeze_from,
+        through: route.progress.through,
+        anchor: route.progress.anchor,
     };
 }

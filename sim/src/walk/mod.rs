@@ -22,7 +22,8 @@ pub use goal::{K_MOST_RING_TRIES, K_RINGS, K_RING_SPACING};
 pub use reach::{box_of, in_range, reach_gap, walk_may_end, K_INSIDE};
 
 use crate::astar::body_clear;
-use crate::nav::{route_for, Ask};
+use crate::astar::K_SHORT_ROUTE;
+use crate::nav::{route_beyond, route_for, Ask};
 use crate::position::{fx, Fx, Vec2};
 use crate::world::{Order, Route, Unit, UnitState, World, TICK_MS};
 
@@ -30,6 +31,11 @@ use crate::world::{Order, Route, Unit, UnitState, World, TICK_MS};
 pub const K_LOOK_AHEAD: Fx = fx(1);
 /// Ground closing across a walk replans it at most this many times an order.
 pub const K_MOST_REPLANS: u8 = 4;
+/// A walk whose route ends short of its goal (the search's budget spent on a long way, or a
+/// short way walked as far as the search got) is planned on from where it ends, at most this
+/// many times an order (Cohort's choice: the spec's walk ends there and the order is dropped
+/// hundreds of tiles from its goal).
+pub const K_MOST_LEGS: u8 = 32;
 
 /// A unit's speed in tiles per second: its kind's, raised by its owner's technologies.
 pub fn speed_of(world: &World, u: &Unit) -> Fx {
@@ -72,6 +78,8 @@ enum Outcome {
     Done(Vec2),
     /// Ground closed across the step: plan again from here.
     Replan(Vec2),
+    /// The route ended short of its goal: plan the next leg from here.
+    LegEnd(Vec2),
 }
 
 /// Walks every route once (tick step 6, with the pushes of `push_idle`). Same state, same walk.
@@ -108,6 +116,10 @@ pub fn walk_all(world: &mut World) {
                 replan(world, i, route, at);
                 at
             }
+            Outcome::LegEnd(at) => {
+                next_leg(world, i, route, at);
+                at
+            }
         };
         world.state.units[i].position = at;
         world.caches.survey.move_body(i, at);
@@ -129,6 +141,7 @@ pub fn stepper<'a>(world: &'a World, i: usize, route: &Route) -> Stepper<'a> {
         widest: widest(world),
         march: apart::marching_with(u.formation, route),
         squeeze: held::squeezes(route, world.state.tick).then(|| goal::point_of(u, route)),
+        through: route.progress.through,
     }
 }
 
@@ -211,7 +224,12 @@ fn walk(world: &World, i: usize, route: &mut Route, widest: Fx) -> Outcome {
         }
     }
     if route.waypoints.is_empty() {
-        return Outcome::Done(at);
+        let short = !route.has_goal && route.target.is_none();
+        return if short {
+            Outcome::LegEnd(at)
+        } else {
+            Outcome::Done(at)
+        };
     }
     if route.target.is_none() {
         // Someone on the goal: stop against them, then make for a free place round it. A walker
@@ -237,6 +255,7 @@ fn walk(world: &World, i: usize, route: &mut Route, widest: Fx) -> Outcome {
                 Some(p) => {
                     route.waypoints = vec![p];
                     route.goal = p;
+                    route.has_goal = true;
                     route.fine = 0;
                     route.progress = crate::world::Progress::from(world.state.tick);
                     Outcome::Walking { at, ring: true }
@@ -288,6 +307,42 @@ pub fn give_up(u: &mut Unit) {
     u.state = UnitState::Idle;
 }
 
+/// The route ran out short of its goal: plan the next leg from where the unit stands, up to
+/// [`K_MOST_LEGS`] an order; when there is none, or no leg left, the walk is over there. A long
+/// way's next leg ([`K_SHORT_ROUTE`] or more) is searched without the budget
+/// ([`route_beyond`]); a short way's (walked as far as the search got into a crowd) within it,
+/// as the crowd may have moved on.
+fn next_leg(world: &mut World, i: usize, old: Route, at: Vec2) {
+    let id = world.state.units[i].id;
+    if old.legs >= K_MOST_LEGS {
+        finish(&mut world.state.units[i]);
+        return;
+    }
+    let ask = Ask {
+        unit: id,
+        from: at,
+        to: old.goal,
+        target: None,
+        range: old.range,
+    };
+    world.counters.replans += 1;
+    let long = at.chebyshev(old.goal) >= Fx::from_num(K_SHORT_ROUTE);
+    let next = if long {
+        route_beyond(world, &ask)
+    } else {
+        route_for(world, &ask)
+    };
+    match next {
+        Some(mut r) => {
+            r.legs = old.legs + 1;
+            r.replans = old.replans;
+            r.speed_cap = old.speed_cap;
+            world.state.units[i].route = Some(r);
+        }
+        None => finish(&mut world.state.units[i]),
+    }
+}
+
 /// Ground closed across the walk: plan again from where the unit stands, up to
 /// [`K_MOST_REPLANS`] times an order; then the order is given up.
 fn replan(world: &mut World, i: usize, old: Route, at: Vec2) {
@@ -307,6 +362,7 @@ fn replan(world: &mut World, i: usize, old: Route, at: Vec2) {
     match route_for(world, &ask) {
         Some(mut r) => {
             r.replans = old.replans + 1;
+            r.legs = old.legs;
             r.speed_cap = old.speed_cap;
             world.state.units[i].route = Some(r);
         }

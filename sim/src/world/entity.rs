@@ -79,6 +79,10 @@ pub struct Route {
     /// (`crate::walk::short`): the look-ahead cuts those only past the bodies about them too.
     #[serde(default)]
     pub fine: u8,
+    /// Legs walked of a way one search does not reach (`crate::walk::K_MOST_LEGS`, Cohort's
+    /// choice): a route that ends short of its goal is planned on from where it ends.
+    #[serde(default)]
+    pub legs: u8,
 }
 
 impl Route {
@@ -103,10 +107,17 @@ pub struct Progress {
     pub since: u64,
     /// The tick of its last detour (a plan round the bodies in its way), if it made one.
     pub detoured: Option<u64>,
-    /// Squeezing past walkers: how far it stood from its first corner when it began (it goes on
-    /// squeezing until it has come a tile nearer, or reached the corner).
+    /// Squeezing past walkers: where it stood when it began (it goes on squeezing until it
+    /// stands a tile from there).
     #[serde(default)]
-    pub squeeze_from: Option<Fx>,
+    pub squeeze_from: Option<Vec2>,
+    /// Walking through: held still so long while squeezing that it keeps apart from nobody
+    /// until the squeeze ends (`crate::walk::held::K_THROUGH_AFTER_TICKS`).
+    #[serde(default)]
+    pub through: bool,
+    /// Where it stood when it last got on.
+    #[serde(default)]
+    pub anchor: Vec2,
 }
 
 impl Default for Progress {
@@ -117,6 +128,8 @@ impl Default for Progress {
             since: 0,
             detoured: None,
             squeeze_from: None,
+            through: false,
+            anchor: Vec2::ZERO,
         }
     }
 }
