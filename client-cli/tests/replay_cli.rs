@@ -366,3 +366,276 @@ fn a_truncated_report_or_replay_is_a_clear_error() {
     assert!(err.contains("is unreadable"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
 }
+
+/// `turns` turns of player 0 giving one of every kind of order the scenario carries, a
+/// membership event at turn `event_at` if any; recorded honestly.
+fn orders_recorded(turns: u64, event_at: Option<u64>) -> Vec<TurnRecord> {
+    use cohort_protocol::message::{Membership, MembershipEvent};
+    use cohort_sim::{fx_ratio, FormationKind};
+    let rules = Arc::new(Ruleset::default_rules());
+    let mut world = config().world(rules).unwrap();
+    let mine: Vec<_> = world
+        .state
+        .units
+        .iter()
+        .filter(|u| u.owner == 0)
+        .map(|u| u.id)
+        .collect();
+    let theirs = world.state.units.iter().find(|u| u.owner == 1).unwrap().id;
+    let group = mine[..3.min(mine.len())].to_vec();
+    let at = |x: i32, y: (i64, i64)| Vec2::new(fx(x) + fx_ratio(1, 3), fx_ratio(y.0, y.1));
+    (0..turns)
+        .map(|turn| {
+            let command = match turn {
+                2 => Some(Command::Move {
+                    units: vec![mine[0]],
+                    to: at(40, (61, 2)),
+                }),
+                6 => Some(Command::SetFormation {
+                    units: group.clone(),
+                    formation: FormationKind::Box,
+                }),
+                7 => Some(Command::FormationMove {
+                    units: group.clone(),
+                    to: at(36, (57, 2)),
+                }),
+                9 => Some(Command::Stop {
+                    units: vec![group[1]],
+                }),
+                10 => Some(Command::Disband {
+                    units: group.clone(),
+                }),
+                11 => Some(Command::AttackMove {
+                    units: group.clone(),
+                    to: at(30, (50, 3)),
+                }),
+                12 => Some(Command::Follow {
+                    units: vec![mine[0]],
+                    target: theirs,
+                }),
+                13 => Some(Command::Hold {
+                    units: vec![group[2]],
+                }),
+                _ => None,
+            };
+            let events = if Some(turn) == event_at {
+                vec![MembershipEvent {
+                    player: 1,
+                    change: Membership::Dropped,
+                }]
+            } else {
+                vec![]
+            };
+            let bundle = TurnBundle {
+                turn,
+                input_delay: None,
+                events,
+                commands: command
+                    .into_iter()
+                    .map(|command| PlayerCommand { player: 0, command })
+                    .collect(),
+                previous_hash: None,
+            };
+            cohort_protocol::setup::run_bundle(&mut world, &bundle, 2);
+            TurnRecord {
+                bundle,
+                hash: world.hash(),
+            }
+        })
+        .collect()
+}
+
+/// `cohort sim SCENARIO --json`'s hash after every turn.
+fn sim_hashes(scenario: &Path) -> Vec<String> {
+    let out = Process::new(env!("CARGO_BIN_EXE_cohort"))
+        .args(["sim", "--json"])
+        .arg(scenario)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let hashes: Vec<String> = v["turn_hashes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h.as_str().unwrap().to_string())
+        .collect();
+    let ticks = v["ticks"].as_u64().unwrap();
+    assert_eq!(
+        ticks,
+        2 * hashes.len() as u64,
+        "the ticks run, not the tick reached"
+    );
+    hashes
+}
+
+#[test]
+fn the_scenario_written_at_a_turn_reproduces_the_replays_hashes_after_it() {
+    let d = dir();
+    let records = orders_recorded(16, None);
+    let path = d.join("orders.cohort-replay");
+    write_replay(&path, &records);
+    let out = d.join("bug.toml");
+    let (code, text, err) = replay_with(&path, &["--at", "5", "--scenario", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}{err}");
+    assert!(text.contains("turn 5, then turns 6 to 15"), "{text}");
+    let scenario = std::fs::read_to_string(&out).unwrap();
+    for action in [
+        "set_formation",
+        "formation_move",
+        "stop",
+        "disband",
+        "attack_move",
+        "follow",
+        "hold",
+    ] {
+        assert!(
+            scenario.contains(&format!("do = \"{action}\"")),
+            "{scenario}"
+        );
+    }
+    assert!(d.join("bug.state").exists());
+    // Run by `cohort sim` on its own: the replay's hash after every later turn.
+    let want: Vec<String> = records[6..].iter().map(|r| r.hash.to_string()).collect();
+    assert_eq!(sim_hashes(&out), want);
+    // From the last turn: a scenario of no turns.
+    let last = d.join("last.toml");
+    let (code, text, err) =
+        replay_with(&path, &["--at", "15", "--scenario", last.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}{err}");
+    assert!(sim_hashes(&last).is_empty());
+    // A turn past the records: a clear error.
+    let (code, _, err) = replay_with(&path, &["--at", "16", "--scenario", last.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("turn 16 is not among the file's records (turns 0 to 15)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_scenario_carries_membership_events_and_ends_at_until() {
+    let d = dir();
+    let records = orders_recorded(16, Some(12));
+    let path = d.join("events.cohort-replay");
+    write_replay(&path, &records);
+    let out = d.join("events.toml");
+    let (code, text, err) = replay_with(&path, &["--at", "4", "--scenario", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}{err}");
+    assert!(text.contains("1 status changes"), "{text}");
+    let scenario = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        scenario.contains("[[statuses]]\ntick = 24\nplayer = 1\nstatus = \"dropped\""),
+        "{scenario}"
+    );
+    let want: Vec<String> = records[5..].iter().map(|r| r.hash.to_string()).collect();
+    assert_eq!(
+        sim_hashes(&out),
+        want,
+        "through the player's drop and after it"
+    );
+    // Without the drop the hashes after it are not the replay's: the drop is carried, not idle.
+    let dropless = d.join("dropless.toml");
+    let cut = scenario.replace("status = \"dropped\"", "status = \"playing\"");
+    std::fs::write(&dropless, cut).unwrap();
+    assert_ne!(sim_hashes(&dropless), want);
+    // --until: turns 5 to 9 only.
+    let short = d.join("short.toml");
+    let (code, text, err) = replay_with(
+        &path,
+        &[
+            "--at",
+            "4",
+            "--until",
+            "9",
+            "--scenario",
+            short.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{text}{err}");
+    assert!(text.contains("turns 5 to 9"), "{text}");
+    assert_eq!(sim_hashes(&short), want[..5].to_vec());
+    let (code, _, err) = replay_with(
+        &path,
+        &[
+            "--at",
+            "4",
+            "--until",
+            "3",
+            "--scenario",
+            short.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("--until 3 is before --at 4"), "{err}");
+}
+
+/// `cohort sim FILE`'s exit status and stderr.
+fn sim_error(scenario: &Path) -> (i32, String) {
+    let out = Process::new(env!("CARGO_BIN_EXE_cohort"))
+        .args(["sim", "--json"])
+        .arg(scenario)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_scenario_state_that_cannot_be_had_is_a_clear_error() {
+    let d = dir();
+    let records = orders_recorded(8, None);
+    let path = d.join("state.cohort-replay");
+    write_replay(&path, &records);
+    let out = d.join("good.toml");
+    let (code, text, err) = replay_with(&path, &["--at", "3", "--scenario", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}{err}");
+    let good = std::fs::read_to_string(&out).unwrap();
+    let cases = [
+        (
+            "with_map.toml",
+            format!("{good}\n[map]\nascii = \"..\\n..\"\n"),
+            "leave out `map`",
+        ),
+        (
+            "garbage.toml",
+            good.replace("good.state", "garbage.state"),
+            "is not a snapshot",
+        ),
+        (
+            "missing.toml",
+            good.replace("good.state", "missing.state"),
+            "missing.state",
+        ),
+        (
+            "no_player.toml",
+            format!("{good}\n[[statuses]]\ntick = 40\nplayer = 5\nstatus = \"left\"\n"),
+            "statuses[0].player: there is no player 5",
+        ),
+        (
+            "other_rules.toml",
+            format!("rules = \"other.ruleset.toml\"\n{good}"),
+            "another ruleset",
+        ),
+    ];
+    std::fs::write(d.join("garbage.state"), b"not a snapshot at all").unwrap();
+    // Another ruleset: one figure changed.
+    let other =
+        cohort_sim::ruleset::DEFAULT_RULESET_TOML.replacen("hit_points = 25", "hit_points = 26", 1);
+    std::fs::write(d.join("other.ruleset.toml"), other).unwrap();
+    for (name, text, want) in cases {
+        let p = d.join(name);
+        std::fs::write(&p, text).unwrap();
+        let (code, err) = sim_error(&p);
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(err.contains(want), "{name}: {err}");
+        assert!(!err.contains("panicked"), "{name}: {err}");
+    }
+}
