@@ -6,33 +6,37 @@
 //! ([`ClientCore::poll_event`]). No sockets, no clocks of its own: `now` comes in.
 //!
 //! The turn flow (DESIGN.md, "Lockstep"): the client runs turn T only when its bundle arrives,
-//! in turn order, through [`run_bundle`] (membership events, then commands, then the turn's
+//! in turn order, through [`cohort_protocol::setup::run_bundle`] (membership events, then commands, then the turn's
 //! ticks), and sends the hash of its state after T. Each bundle carries the server's hash after
 //! T-1, which the client compares with its own: that is the hash agreement it shows. Orders are
 //! meant for `last bundle + input delay`; the input delay changes only inside the bundle stream.
 //!
-//! After a desync the server asks for the client's state after the failing turn T
-//! (`SnapshotRequest { turn: T }`), and the client answers with exactly that state, never a later
-//! one. It can, without keeping a ring of past states, because of the order of the stream: the
+//! After a desync the server asks for the client's evidence of the failing turn T
+//! (`SnapshotRequest { turn: T, tick_hashes }`, with the server's tick hashes of T), and the
+//! client answers with its evidence of exactly that turn ([`cohort_protocol::report::Evidence`]):
+//! its tick hashes of T, its state after T, and — run again from its checkpoint ([`recall`]) —
+//! its states at the start of T and after its first tick whose hash differs from the server's.
+//! It can, without keeping a ring of past states, because of the order of the stream: the
 //! bundle of T + 1 carries the server's hash of T, and the server asks only once it holds the
 //! client's hash of T (sent after the client ran T). So the request reaches the client either
 //! before the bundle of T + 1 — the client's current state is still T's — or after it, and then
 //! the client has itself seen its hash of T contradicted, before running T + 1, and kept its
-//! state at that moment ([`ClientCore::disagreed_state`]: one snapshot, taken once, at its first
-//! disagreement, the one the server reports). What the client sends is its own state as it
-//! stood, not a re-simulation; a request for any other turn gets `SnapshotUnavailable` with the
-//! reason.
+//! state and its recall at that moment ([`ClientCore::disagreed_state`]: taken once, at its
+//! first disagreement, the one the server reports). The state after T it sends is its own state
+//! as it stood, not a re-simulation; a request for any other turn gets `SnapshotUnavailable`
+//! with the reason.
 
 use crate::text::{Line, HELP};
-use cohort_protocol::codec::{decode_snapshot, encode_snapshot};
+use cohort_protocol::codec::{decode_snapshot, encode_evidence};
 use cohort_protocol::limits::{MAX_COMMANDS_PER_MESSAGE, MAX_SNAPSHOT_BYTES};
 use cohort_protocol::limits::{PING_INTERVAL_MS, PROTOCOL_VERSION, SNAPSHOT_CHUNK_BYTES};
 use cohort_protocol::message::{
     ChatLine, Commands, DesyncNotice, Error, Hello, JoinAccepted, MatchEnded, Paused, Ping, Pong,
     Rescheduled, Resumed, Role, SnapshotChunk, TurnBundle, TurnHash,
 };
-use cohort_protocol::setup::run_bundle;
+use cohort_protocol::setup::run_bundle_ticks;
 use cohort_protocol::{ClientMessage, ErrorCode, MatchConfig, ServerMessage};
+use cohort_sim::hash::TickHash;
 use cohort_sim::world::Snapshot;
 use cohort_sim::{Command, Fx, Ruleset, StateHash, World};
 use std::collections::{BTreeMap, VecDeque};
@@ -60,6 +64,41 @@ pub struct ClientOptions {
     /// TEST SWITCH: after running this turn, nudge the first unit's x by 1/65536 of a tile, so
     /// this client's hash differs from everyone's from this turn on. Never use in a real match.
     pub perturb_at_turn: Option<u64>,
+    /// TEST SWITCH: the same nudge after running this tick (counted from the match's start, as
+    /// `World::tick`), so the client goes wrong in the middle of a turn.
+    pub perturb_at_tick: Option<u64>,
+}
+
+impl ClientOptions {
+    /// The tick after which the test switches nudge, if any: `perturb_at_tick`, else the last
+    /// tick of `perturb_at_turn`.
+    fn perturbed_tick(&self, turn_ticks: u32) -> Option<u64> {
+        self.perturb_at_tick.or_else(|| {
+            self.perturb_at_turn
+                .map(|t| (t + 1).saturating_mul(u64::from(turn_ticks)))
+        })
+    }
+}
+
+/// What the test switches do after a tick: the nudge, after the tick they name.
+fn nudge_after(tick: Option<u64>) -> impl Fn(&mut World) {
+    move |world: &mut World| {
+        if tick.is_some() && Some(world.tick()) == tick {
+            if let Some(u) = world.state.units.first_mut() {
+                u.position.x += Fx::from_bits(1);
+            }
+        }
+    }
+}
+
+/// What a client keeps at its first hash disagreement, for the server's request of that turn.
+#[derive(Clone, Debug)]
+struct Disagreed {
+    turn: u64,
+    /// Its state after `turn`, as it held it.
+    end: Snapshot,
+    /// Its recall as it stood (the turn is its last).
+    recall: Recall,
 }
 
 /// Where the client is in its life.
@@ -191,9 +230,11 @@ pub struct ClientCore {
     unchecked_snapshot: Option<(u64, StateHash)>,
     /// This client's hash after each recent turn.
     my_hashes: BTreeMap<u64, StateHash>,
-    /// This client's state after the first turn whose hash the server contradicted (taken
-    /// before running the next bundle), for the server's `SnapshotRequest` of that turn.
-    disagreed: Option<(u64, Snapshot)>,
+    /// Its tick hashes, checkpoint and bundles of its recent turns.
+    recall: Recall,
+    /// What it kept at the first turn whose hash the server contradicted (taken before running
+    /// the next bundle), for the server's `SnapshotRequest` of that turn.
+    disagreed: Option<Disagreed>,
     pings: BTreeMap<u64, Instant>,
     next_nonce: u64,
     next_ping: Option<Instant>,
@@ -226,6 +267,7 @@ impl ClientCore {
             waiting_bundles: Vec::new(),
             unchecked_snapshot: None,
             my_hashes: BTreeMap::new(),
+            recall: Recall::default(),
             disagreed: None,
             pings: BTreeMap::new(),
             next_nonce: 1,
@@ -337,7 +379,9 @@ impl ClientCore {
                 self.tally.desync_notices += 1;
                 self.events.push_back(Event::Desync(d));
             }
-            ServerMessage::SnapshotRequest { turn } => self.send_snapshot(turn),
+            ServerMessage::SnapshotRequest { turn, tick_hashes } => {
+                self.send_evidence(turn, &tick_hashes)
+            }
             ServerMessage::Ping(p) => self.send(ClientMessage::Pong(Pong { nonce: p.nonce })),
             ServerMessage::Pong(p) => {
                 if let Some(sent) = self.pings.remove(&p.nonce) {
@@ -499,7 +543,13 @@ impl ClientCore {
 
     /// The turn and state this client kept at its first hash disagreement, if any.
     pub fn disagreed_state(&self) -> Option<(u64, &Snapshot)> {
-        self.disagreed.as_ref().map(|(t, s)| (*t, s))
+        self.disagreed.as_ref().map(|d| (d.turn, &d.end))
+    }
+
+    /// This client's tick hashes of `turn`, while it remembers them
+    /// ([`cohort_protocol::limits::TICK_HASH_TURNS`]).
+    pub fn tick_hashes_of(&self, turn: u64) -> Option<&[TickHash]> {
+        self.recall.tick_hashes(turn)
     }
 
     fn send(&mut self, m: ClientMessage) {
@@ -590,6 +640,7 @@ impl ClientCore {
                     let h = w.hash();
                     self.my_hashes.insert(turn, h);
                     self.unchecked_snapshot = Some((turn, h));
+                    self.recall.checkpoint_at(turn + 1, &w);
                     self.world = Some(w);
                 }
                 Err(e) => return self.fail(format!("the server's snapshot cannot be loaded: {e}")),
@@ -626,10 +677,15 @@ impl ClientCore {
                     self.tally.hashes_agreed += 1;
                 } else {
                     self.tally.hashes_disagreed += 1;
-                    // The world is still the one after `prev`: keep it for the server's report.
+                    // The world is still the one after `prev`: keep it, and the recall of the
+                    // turns up to it, for the server's report.
                     if self.disagreed.is_none() {
                         if let Some(world) = &self.world {
-                            self.disagreed = Some((prev, world.snapshot()));
+                            self.disagreed = Some(Disagreed {
+                                turn: prev,
+                                end: world.snapshot(),
+                                recall: self.recall.clone(),
+                            });
                         }
                     }
                     self.events.push_back(Event::HashDisagrees {
@@ -651,12 +707,14 @@ impl ClientCore {
         let turn_ticks = self.config.as_ref().map_or(1, |c| c.turn_ticks);
         let mut hash = None;
         if let Some(world) = self.world.as_mut() {
-            run_bundle(world, &b, turn_ticks);
-            if self.options.perturb_at_turn == Some(b.turn) {
-                if let Some(u) = world.state.units.first_mut() {
-                    u.position.x += Fx::from_bits(1);
-                }
-            }
+            self.recall.before_turn(b.turn, world);
+            let nudge = nudge_after(self.options.perturbed_tick(turn_ticks));
+            let mut ticks = Vec::with_capacity(turn_ticks as usize);
+            run_bundle_ticks(world, &b, turn_ticks, |w| {
+                nudge(w);
+                ticks.push(w.tick_hash());
+            });
+            self.recall.ran(&b, ticks);
             let h = world.hash();
             hash = Some(h);
             self.my_hashes.insert(b.turn, h);
@@ -681,26 +739,36 @@ impl ClientCore {
         }));
     }
 
-    /// Answers the server's request for this client's state after `turn` (after a desync):
-    /// the current state if it is still that turn's, else the one kept at the first
-    /// disagreement if it is that turn's, else `SnapshotUnavailable`.
-    fn send_snapshot(&mut self, turn: u64) {
+    /// Answers the server's request for this client's evidence of `turn` (after a desync),
+    /// `server_ticks` the server's tick hashes of it: from the current state and recall if they
+    /// are still that turn's, else from those kept at the first disagreement if it is that
+    /// turn's, else `SnapshotUnavailable`.
+    fn send_evidence(&mut self, turn: u64, server_ticks: &[TickHash]) {
         let current = self.next_turn.checked_sub(1);
-        let encoded = match (&self.world, &self.disagreed) {
+        let held = match (&self.world, &self.disagreed) {
             (None, _) => Err("this client runs no sim".to_string()),
-            (Some(world), _) if current == Some(turn) => {
-                encode_snapshot(&world.snapshot()).map_err(|e| e.to_string())
-            }
-            (Some(_), Some((kept, snapshot))) if *kept == turn => {
-                encode_snapshot(snapshot).map_err(|e| e.to_string())
-            }
+            (Some(world), _) if current == Some(turn) => Ok((world.snapshot(), &self.recall)),
+            (Some(_), Some(d)) if d.turn == turn => Ok((d.end.clone(), &d.recall)),
             (Some(_), kept) => Err(format!(
                 "this client's state after turn {turn} is gone: it is after turn {}, and kept {}",
                 current.map_or("none".into(), |t| t.to_string()),
                 kept.as_ref()
-                    .map_or("no other".into(), |(t, _)| format!("turn {t}'s")),
+                    .map_or("no other".into(), |d| format!("turn {}'s", d.turn)),
             )),
         };
+        let turn_ticks = self.config.as_ref().map_or(1, |c| c.turn_ticks);
+        let nudge = nudge_after(self.options.perturbed_tick(turn_ticks));
+        let my_hashes = &self.my_hashes;
+        let encoded = held.and_then(|(end, recall)| {
+            let again = RunAgain {
+                rules: self.rules.clone(),
+                turn_ticks,
+                after_tick: &nudge,
+                my_hash: &|t| my_hashes.get(&t).copied(),
+            };
+            let evidence = recall.evidence(turn, end, server_ticks, &again);
+            encode_evidence(&evidence).map_err(|e| e.to_string())
+        });
         let bytes = match encoded {
             Ok(b) => b,
             // The reasons above are short: well inside `MAX_CHAT_BYTES`.
@@ -725,6 +793,10 @@ impl ClientCore {
         }
     }
 }
+
+mod recall;
+
+pub use recall::{Recall, RunAgain, CHECKPOINT_TURNS};
 
 #[cfg(test)]
 mod tests;

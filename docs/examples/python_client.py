@@ -84,7 +84,7 @@ async def main():
         if hashlib.sha256(der).hexdigest() != fingerprint:
             sys.exit('the server certificate does not have the expected fingerprint')
         reader, writer = await conn.create_stream()
-        hello = varint(0) + varint(2) + bytes.fromhex(ruleset_hex) + string(token) + string('py')
+        hello = varint(0) + varint(3) + bytes.fromhex(ruleset_hex) + string(token) + string('py')
         writer.write(frame(hello))
         sent_cmd = False
         while True:

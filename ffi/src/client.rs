@@ -158,6 +158,7 @@ pub unsafe extern "C" fn cohort_client_connect(
                 name,
                 simulate: true,
                 perturb_at_turn: None,
+                perturb_at_tick: None,
             },
             rules,
         );

@@ -485,10 +485,15 @@ fn small_report() -> Vec<u8> {
             hash: world.hash(),
         }],
         server: StateView::of(&world, 0),
+        server_tick_hashes: vec![world.tick_hash()],
         client: Some(ClientSide {
             player: 1,
             name: "b".into(),
             view: StateView::of(&other, 0),
+            tick_hashes: vec![other.tick_hash()],
+            start: Some(world.snapshot()),
+            at_tick: Some(other.snapshot()),
+            notes: vec![],
         }),
     };
     encode_report(&report).expect("encodes")

@@ -184,6 +184,17 @@ pub fn decode_snapshot(bytes: &[u8]) -> Result<cohort_sim::world::Snapshot, Code
     decode::<_, MAX_SNAPSHOT_BYTES>(bytes, "a snapshot")
 }
 
+/// A diverging client's evidence's bytes (carried in its `SnapshotChunk`s), within
+/// [`MAX_SNAPSHOT_BYTES`] like a snapshot.
+pub fn encode_evidence(evidence: &crate::report::Evidence) -> Result<Vec<u8>, CodecError> {
+    encode::<_, MAX_SNAPSHOT_BYTES>(evidence, "the evidence")
+}
+
+/// A diverging client's evidence from its bytes.
+pub fn decode_evidence(bytes: &[u8]) -> Result<crate::report::Evidence, CodecError> {
+    decode::<_, MAX_SNAPSHOT_BYTES>(bytes, "the evidence")
+}
+
 /// A replay or report record's payload.
 pub fn encode_record<T: Serialize>(record: &T) -> Result<Vec<u8>, CodecError> {
     encode::<T, MAX_RECORD_BYTES>(record, "a record")

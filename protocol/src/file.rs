@@ -10,10 +10,11 @@ use std::path::{Path, PathBuf};
 /// Why a file could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum FileError {
-    #[error("cannot read {}: {source}", path.display())]
+    /// (`error` is told in the message, so it is not also a `source` told again after it.)
+    #[error("cannot read {}: {error}", path.display())]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("{} is larger than {limit} bytes, the most a {what} may be ({name})", path.display())]
     TooLarge {
@@ -36,9 +37,9 @@ pub struct FileLimit {
 
 /// The first `most` bytes of `path` (all of it when shorter): never more is read.
 pub fn read_at_most(path: &Path, most: usize) -> Result<Vec<u8>, FileError> {
-    let io = |source| FileError::Io {
+    let io = |error| FileError::Io {
         path: path.to_path_buf(),
-        source,
+        error,
     };
     let file = std::fs::File::open(path).map_err(io)?;
     let mut bytes = Vec::new();

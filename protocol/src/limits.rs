@@ -2,7 +2,9 @@
 
 /// The protocol version a [`crate::message::Hello`] must carry; another one is refused.
 /// Version 2: `SnapshotRequest` names the failing turn; `SnapshotUnavailable` answers it.
-pub const PROTOCOL_VERSION: u32 = 2;
+/// Version 3: `SnapshotRequest` carries the server's tick hashes of that turn, and the client's
+/// `Snapshot` pieces carry its evidence of the turn (`report::Evidence`).
+pub const PROTOCOL_VERSION: u32 = 3;
 
 /// The QUIC ALPN protocol id.
 pub const ALPN: &[u8] = b"cohort/1";
@@ -117,6 +119,12 @@ pub const LAG_WARN_TURNS: u64 = 32;
 
 /// Turns a client may lag behind the server before it is dropped (`ErrorCode::DroppedForLag`).
 pub const LAG_DROP_TURNS: u64 = 96;
+
+/// How many recent turns every peer keeps the tick hashes of (one per tick,
+/// `cohort_sim::World::tick_hash`), to narrow a desync to its tick. More than
+/// [`LAG_DROP_TURNS`]: a client's hash that the server can still compare is always of a turn
+/// whose tick hashes the server still holds.
+pub const TICK_HASH_TURNS: u64 = 128;
 
 /// The server pings every client this often, in milliseconds.
 pub const PING_INTERVAL_MS: u64 = 500;

@@ -5,6 +5,7 @@
 //! [`Hello`]; the server answers [`JoinAccepted`] or an [`Error`] and closes.
 
 use crate::setup::MatchConfig;
+use cohort_sim::hash::TickHash;
 use cohort_sim::{Command, PlayerCommand, PlayerId, StateHash};
 use serde::{Deserialize, Serialize};
 
@@ -21,7 +22,8 @@ pub enum ClientMessage {
     Ack {
         turn: u64,
     },
-    /// One piece of the client's state, answering [`ServerMessage::SnapshotRequest`].
+    /// One piece of the client's evidence of the failing turn ([`crate::report::Evidence`]),
+    /// answering [`ServerMessage::SnapshotRequest`].
     Snapshot(SnapshotChunk),
     Ping(Ping),
     Pong(Pong),
@@ -57,11 +59,15 @@ pub enum ServerMessage {
     Rescheduled(Rescheduled),
     /// A client's hash differed from the server's.
     DesyncNotice(DesyncNotice),
-    /// Asks the diverging client for its state after `turn`, the turn its hash first differed
-    /// (after a desync). Answered with [`ClientMessage::Snapshot`] pieces for that turn, or
+    /// Asks the diverging client for its evidence of `turn`, the turn its hash first differed
+    /// (after a desync): its tick hashes, its state at the turn's start, after its first tick
+    /// that differs from `tick_hashes` (the server's tick hash after each of the turn's ticks;
+    /// empty if the server no longer holds them) and after the turn. Answered with
+    /// [`ClientMessage::Snapshot`] pieces for that turn, or
     /// [`ClientMessage::SnapshotUnavailable`].
     SnapshotRequest {
         turn: u64,
+        tick_hashes: Vec<TickHash>,
     },
     /// One piece of the state a joining client starts from.
     Snapshot(SnapshotChunk),
@@ -191,8 +197,9 @@ pub struct DesyncNotice {
     pub continuing: bool,
 }
 
-/// One piece of a snapshot: the bytes of a [`cohort_sim::world::Snapshot`] encoded by
-/// [`crate::codec::encode_snapshot`], cut in pieces of at most
+/// One piece of a snapshot: from the server, the bytes of a [`cohort_sim::world::Snapshot`]
+/// encoded by [`crate::codec::encode_snapshot`]; from a client, of its
+/// [`crate::report::Evidence`] ([`crate::codec::encode_evidence`]); cut in pieces of at most
 /// [`crate::limits::SNAPSHOT_CHUNK_BYTES`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SnapshotChunk {
@@ -443,7 +450,10 @@ pub fn every_server_message(rules: &cohort_sim::Ruleset) -> Vec<ServerMessage> {
             server_hash: StateHash([1; 32]),
             continuing: true,
         }),
-        ServerMessage::SnapshotRequest { turn: 9 },
+        ServerMessage::SnapshotRequest {
+            turn: 9,
+            tick_hashes: vec![TickHash([3; 16])],
+        },
         ServerMessage::Ping(Ping { nonce: 5 }),
         ServerMessage::Pong(Pong { nonce: 6 }),
         ServerMessage::Chat(ChatLine {

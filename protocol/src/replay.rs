@@ -164,13 +164,12 @@ pub(crate) fn check_file_header(
     if bytes.get(..8) != Some(&magic[..]) {
         return Err(ReplayError::NotAReplay);
     }
-    let v = u32::from_be_bytes(
-        bytes
-            .get(8..FILE_HEADER_BYTES)
-            .ok_or(ReplayError::NotAReplay)?
-            .try_into()
-            .map_err(|_| ReplayError::NotAReplay)?,
-    );
+    let Some(Ok(v)) = bytes.get(8..FILE_HEADER_BYTES).map(<[u8; 4]>::try_from) else {
+        return Err(ReplayError::Header(
+            "cut short inside its format version".into(),
+        ));
+    };
+    let v = u32::from_be_bytes(v);
     if v != version {
         return Err(ReplayError::Version(v));
     }

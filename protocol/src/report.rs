@@ -1,12 +1,14 @@
 //! Desync reports (docs/FILES.md): what the server knew when a client's hash differed from its
-//! own — the replay so far, every peer's hash at the failing turn, the server's per-part and
-//! per-entity hashes and snapshot there, and the diverging client's snapshot at that same turn.
-//! `cohort replay` re-simulates and narrows it.
+//! own — the replay so far, every peer's hash at the failing turn, the server's tick hashes of
+//! that turn, its per-part and per-entry hashes and snapshot after it, and the diverging
+//! client's evidence: its tick hashes of the turn and its states at the turn's start, after its
+//! first tick that differs and after the turn. `cohort replay` re-simulates and narrows it to
+//! the tick and the field.
 
 use crate::codec::{decode_record, encode_record, CodecError};
 use crate::replay::{check_file_header, frame_record, next_record, ReplayError, TurnRecord};
 use crate::replay::{ReplayHeader, FILE_HEADER_BYTES};
-use cohort_sim::hash::Entry;
+use cohort_sim::hash::{Entry, TickHash};
 use cohort_sim::world::Snapshot;
 use cohort_sim::{PlayerId, StateHash, World};
 use serde::{Deserialize, Serialize};
@@ -17,8 +19,9 @@ pub const REPORT_MAGIC: [u8; 8] = *b"COHORTDR";
 /// The report format version, after the magic as a big-endian u32. Version 2: the client's
 /// state is the one after the failing turn, compared with the report's `server`. Version 3:
 /// entries (players, units, buildings, resources, formations) in place of entity ids, and the
-/// parts `next_id` and `formations`.
-pub const REPORT_VERSION: u32 = 3;
+/// parts `next_id` and `formations`. Version 4: the server's and the client's tick hashes of
+/// the failing turn, and the client's states at its start and after its first differing tick.
+pub const REPORT_VERSION: u32 = 4;
 
 /// One peer's hash after the failing turn.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -110,6 +113,39 @@ pub struct ClientSide {
     /// The client's state after the failing turn, as the client held it (`view.turn` is the
     /// report's `turn`); compare it with the report's `server`.
     pub view: StateView,
+    /// Its tick hash after each tick of the failing turn, as it ran them (empty if it had none).
+    pub tick_hashes: Vec<TickHash>,
+    /// Its state at the start of the failing turn (after the turn before), run again by the
+    /// client from its checkpoint ([`Evidence::start`]).
+    pub start: Option<Snapshot>,
+    /// Its state after the first tick whose tick hash differs from the server's, run again by
+    /// the client ([`Evidence::at_tick`]); the tick is `state.tick`.
+    pub at_tick: Option<Snapshot>,
+    /// Why any of the above is missing, as the client (or the server) said.
+    pub notes: Vec<String>,
+}
+
+/// What a diverging client sends about the failing turn, answering the server's
+/// `SnapshotRequest` (in `Snapshot` pieces, [`crate::codec::encode_evidence`]).
+///
+/// `end` is the client's own state after the turn, as it held it. `start` and `at_tick` are
+/// run again: the client keeps a checkpoint of its state every few turns and the bundles since,
+/// and runs them again through its own sim (its test switches too), checking every turn hash
+/// and tick hash of the re-run against the ones it had when it ran them live. A re-run that does
+/// not give them back is not sent; `notes` says why.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Evidence {
+    /// Its tick hash after each tick of the turn, as it ran them live (empty if it no longer
+    /// holds them: [`crate::limits::TICK_HASH_TURNS`]).
+    pub tick_hashes: Vec<TickHash>,
+    /// Its state at the start of the turn (after the turn before).
+    pub start: Option<Snapshot>,
+    /// Its state after the first tick whose tick hash differs from the server's.
+    pub at_tick: Option<Snapshot>,
+    /// Its state after the turn.
+    pub end: Snapshot,
+    /// Why `tick_hashes`, `start` or `at_tick` is missing, one line each.
+    pub notes: Vec<String>,
 }
 
 /// A desync report.
@@ -127,7 +163,9 @@ pub struct DesyncReport {
     pub records: Vec<TurnRecord>,
     /// The server's state after `turn`.
     pub server: StateView,
-    /// The diverging client's snapshot, when it sent one.
+    /// The server's tick hash after each tick of `turn` (empty if it no longer held them).
+    pub server_tick_hashes: Vec<TickHash>,
+    /// The diverging client's side, when it sent its evidence.
     pub client: Option<ClientSide>,
 }
 
@@ -159,6 +197,7 @@ pub fn encode_report(report: &DesyncReport) -> Result<Vec<u8>, CodecError> {
 pub fn read_report(bytes: &[u8]) -> Result<DesyncReport, ReportError> {
     check_file_header(bytes, REPORT_MAGIC, REPORT_VERSION).map_err(|e| match e {
         ReplayError::Version(v) => ReportError::Version(v),
+        ReplayError::Header(_) => ReportError::Damaged,
         _ => ReportError::NotAReport,
     })?;
     let (payload, used) = next_record(&bytes[FILE_HEADER_BYTES..]).ok_or(ReportError::Damaged)?;
@@ -202,15 +241,24 @@ mod tests {
             }],
             records: vec![],
             server: server.clone(),
+            server_tick_hashes: vec![world.tick_hash()],
             client: Some(ClientSide {
                 player: 1,
                 name: "b".into(),
                 view: client,
+                tick_hashes: vec![other.tick_hash()],
+                start: Some(world.snapshot()),
+                at_tick: Some(other.snapshot()),
+                notes: vec![],
             }),
         };
         let bytes = encode_report(&report).unwrap();
         let back = read_report(&bytes).unwrap();
         assert_eq!(back.server.hash, world.hash());
+        assert_eq!(back.server_tick_hashes, vec![world.tick_hash()]);
+        let side = back.client.as_ref().unwrap();
+        assert_eq!(side.tick_hashes, vec![other.tick_hash()]);
+        assert!(side.start.is_some() && side.at_tick.is_some());
         let snap = back.client.unwrap().view.snapshot;
         let again = World::from_snapshot(rules, snap).unwrap();
         assert_eq!(again.hash(), other.hash());

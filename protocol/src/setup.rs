@@ -4,6 +4,7 @@
 
 use crate::limits::{MAX_MATCH_ID_BYTES, MAX_NAME_BYTES, MAX_PLAYERS};
 use crate::message::{Membership, TurnBundle};
+use cohort_sim::hash::TickHash;
 use cohort_sim::map::{
     generate, raise_armies, start_tiles, MapOptions, DEFAULT_MAP_SEED, DEFAULT_MAP_SIZE, MAX_ARMY,
 };
@@ -208,10 +209,32 @@ pub fn status_after(change: Membership) -> PlayerStatus {
 /// Runs one turn's bundle: its membership events, then its commands at the turn's first tick,
 /// then the rest of the turn's `turn_ticks` ticks. Every peer runs every bundle through this.
 pub fn run_bundle(world: &mut World, bundle: &TurnBundle, turn_ticks: u32) {
+    run_bundle_ticks(world, bundle, turn_ticks, |_| {});
+}
+
+/// [`run_bundle`], calling `after_tick` after each of the turn's ticks (the tick just run is
+/// `world.tick()`).
+pub fn run_bundle_ticks(
+    world: &mut World,
+    bundle: &TurnBundle,
+    turn_ticks: u32,
+    mut after_tick: impl FnMut(&mut World),
+) {
     for e in &bundle.events {
         world.set_player_status(e.player, status_after(e.change));
     }
-    world.run_turn(&bundle.commands, turn_ticks);
+    for t in 0..turn_ticks {
+        world.step(if t == 0 { &bundle.commands } else { &[] });
+        after_tick(world);
+    }
+}
+
+/// [`run_bundle`], returning the tick hash after each of the turn's ticks: what every peer keeps
+/// of its recent turns ([`crate::limits::TICK_HASH_TURNS`]) to narrow a desync to its tick.
+pub fn run_bundle_hashed(world: &mut World, bundle: &TurnBundle, turn_ticks: u32) -> Vec<TickHash> {
+    let mut hashes = Vec::with_capacity(turn_ticks as usize);
+    run_bundle_ticks(world, bundle, turn_ticks, |w| hashes.push(w.tick_hash()));
+    hashes
 }
 
 #[cfg(test)]

@@ -153,7 +153,10 @@ fn the_server_messages_table_has_the_codecs_indices() {
         ),
         (
             "SnapshotRequest",
-            ServerMessage::SnapshotRequest { turn: 0 },
+            ServerMessage::SnapshotRequest {
+                turn: 0,
+                tick_hashes: vec![],
+            },
         ),
         ("Snapshot", ServerMessage::Snapshot(chunk)),
         ("Ping", ServerMessage::Ping(Ping { nonce: 0 })),
@@ -295,6 +298,7 @@ fn the_limits_table_has_the_codes_values() {
         ),
         (&["LAG_WARN_TURNS"], &[LAG_WARN_TURNS]),
         (&["LAG_DROP_TURNS"], &[LAG_DROP_TURNS]),
+        (&["TICK_HASH_TURNS"], &[TICK_HASH_TURNS]),
         (&["PING_INTERVAL_MS"], &[PING_INTERVAL_MS]),
     ];
     for (names, values) in limits {

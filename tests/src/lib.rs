@@ -159,6 +159,7 @@ pub fn plan(token: String, name: &str, brain: Box<dyn Brain>) -> BotPlan {
             name: name.into(),
             simulate: true,
             perturb_at_turn: None,
+            perturb_at_tick: None,
         },
         brain,
         turns: None,

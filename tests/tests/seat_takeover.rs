@@ -80,6 +80,7 @@ fn client(spec: &str) {
         name: name.into(),
         simulate: true,
         perturb_at_turn: None,
+        perturb_at_tick: None,
     };
     let mut brain = RandomBrain::new(seed.parse().unwrap());
     let mut snapshot_agreed = None;

@@ -130,6 +130,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
                     name: name.clone(),
                     simulate: !args.no_sim && (i as u64).is_multiple_of(args.sim_every),
                     perturb_at_turn: None,
+                    perturb_at_tick: None,
                 },
                 brain,
                 turns: args.turns,

@@ -40,6 +40,10 @@ pub struct Args {
     /// client desyncs on purpose (for testing desync detection; never in a real match).
     #[arg(long, value_name = "N")]
     perturb_at_turn: Option<u64>,
+    /// TEST SWITCH: the same nudge after running tick N (counted from the match's start), so
+    /// that this client goes wrong in the middle of a turn.
+    #[arg(long, value_name = "N")]
+    perturb_at_tick: Option<u64>,
     #[command(flatten)]
     reconnect: ReconnectArgs,
 }
@@ -67,6 +71,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
             name: args.name,
             simulate: true,
             perturb_at_turn: args.perturb_at_turn,
+            perturb_at_tick: args.perturb_at_tick,
         };
         let mut diverged = false;
         let mut closed_by_error = false;

@@ -2,7 +2,9 @@
 
 use super::*;
 use crate::text::parse_line;
+use cohort_protocol::codec::encode_snapshot;
 use cohort_protocol::message::{EndReason, Membership, MembershipEvent};
+use cohort_protocol::setup::run_bundle;
 use cohort_sim::{fx, EntityId, PlayerCommand, Vec2};
 
 fn rules() -> Arc<Ruleset> {
@@ -21,6 +23,7 @@ fn options() -> ClientOptions {
         name: "ana".into(),
         simulate: true,
         perturb_at_turn: None,
+        perturb_at_tick: None,
     }
 }
 
@@ -46,6 +49,8 @@ fn events(c: &mut ClientCore) -> Vec<Event> {
 struct Server {
     world: World,
     hashes: Vec<StateHash>,
+    /// Each turn's tick hashes.
+    ticks: Vec<Vec<TickHash>>,
 }
 
 impl Server {
@@ -53,6 +58,7 @@ impl Server {
         Server {
             world: config().world(rules()).unwrap(),
             hashes: Vec::new(),
+            ticks: Vec::new(),
         }
     }
 
@@ -65,7 +71,9 @@ impl Server {
             commands,
             previous_hash: self.hashes.last().copied(),
         };
-        run_bundle(&mut self.world, &b, config().turn_ticks);
+        let ticks =
+            cohort_protocol::setup::run_bundle_hashed(&mut self.world, &b, config().turn_ticks);
+        self.ticks.push(ticks);
         self.hashes.push(self.world.hash());
         b
     }
@@ -322,9 +330,19 @@ fn a_rejoining_client_loads_the_snapshot_checks_it_and_catches_up() {
     }));
 }
 
-/// The client's answer to a snapshot request, put back together.
-fn answered_snapshot(c: &mut ClientCore, turn: u64) -> World {
-    c.handle_message(ServerMessage::SnapshotRequest { turn }, Instant::now());
+/// The client's answer to a snapshot request carrying `server_ticks`, put back together.
+fn evidence(
+    c: &mut ClientCore,
+    turn: u64,
+    server_ticks: &[TickHash],
+) -> cohort_protocol::report::Evidence {
+    c.handle_message(
+        ServerMessage::SnapshotRequest {
+            turn,
+            tick_hashes: server_ticks.to_vec(),
+        },
+        Instant::now(),
+    );
     let mut bytes = Vec::new();
     for m in drain(c) {
         let ClientMessage::Snapshot(chunk) = m else {
@@ -334,7 +352,57 @@ fn answered_snapshot(c: &mut ClientCore, turn: u64) -> World {
         assert!(chunk.bytes.len() <= SNAPSHOT_CHUNK_BYTES);
         bytes.extend(chunk.bytes);
     }
-    World::from_snapshot(rules(), decode_snapshot(&bytes).unwrap()).unwrap()
+    cohort_protocol::codec::decode_evidence(&bytes).unwrap()
+}
+
+/// The client's state after `turn`, from its answer to a snapshot request.
+fn answered_snapshot(c: &mut ClientCore, turn: u64) -> World {
+    World::from_snapshot(rules(), evidence(c, turn, &[]).end).unwrap()
+}
+
+fn loaded(snapshot: Option<cohort_sim::world::Snapshot>) -> World {
+    World::from_snapshot(rules(), snapshot.expect("a state")).unwrap()
+}
+
+#[test]
+fn a_client_perturbed_mid_turn_sends_its_state_at_that_very_tick() {
+    // Turns of 2 ticks; the nudge after tick 7, the first of turn 3.
+    let mut c = joined(
+        Role::Player(1),
+        ClientOptions {
+            perturb_at_tick: Some(7),
+            ..options()
+        },
+    );
+    let mut server = Server::new();
+    for _ in 0..4 {
+        let b = server.bundle(vec![a_move(&server.world, 1)]);
+        c.handle_message(ServerMessage::TurnBundle(b), Instant::now());
+    }
+    drain(&mut c);
+    let mine = c.tick_hashes_of(3).unwrap().to_vec();
+    assert_eq!(mine.len(), 2);
+    assert_ne!(mine[0], server.ticks[3][0], "tick 7 differs");
+    assert_eq!(c.tick_hashes_of(2).unwrap(), &server.ticks[2][..]);
+    let e = evidence(&mut c, 3, &server.ticks[3]);
+    assert!(e.notes.is_empty(), "{:?}", e.notes);
+    assert_eq!(e.tick_hashes, mine);
+    // Its start: the state after turn 2, which the server agreed with.
+    let start = loaded(e.start);
+    assert_eq!(start.hash(), server.hashes[2]);
+    assert_eq!(start.tick(), 6);
+    // Its state after tick 7, nudged: the tick hash it had live, the server's state but for x.
+    let at = loaded(e.at_tick);
+    assert_eq!((at.tick(), at.tick_hash()), (7, mine[0]));
+    let mut theirs = start.clone();
+    // Every turn's bundle moves the same unit to the same point.
+    theirs.step(&[a_move(&start, 1)]);
+    let (a, b) = (&at.state.units[0], &theirs.state.units[0]);
+    assert_eq!(a.position.x - b.position.x, Fx::from_bits(1));
+    let mut undone = at.clone();
+    undone.state.units[0].position.x = b.position.x;
+    assert_eq!(undone.hash(), theirs.hash(), "only that field differs");
+    assert_eq!(loaded(Some(e.end)).hash(), c.hash_after(3).unwrap());
 }
 
 #[test]
@@ -383,7 +451,13 @@ fn a_snapshot_request_for_a_turn_gone_is_answered_with_the_reason() {
         c.handle_message(ServerMessage::TurnBundle(b), Instant::now());
     }
     drain(&mut c);
-    c.handle_message(ServerMessage::SnapshotRequest { turn: 1 }, Instant::now());
+    c.handle_message(
+        ServerMessage::SnapshotRequest {
+            turn: 1,
+            tick_hashes: vec![],
+        },
+        Instant::now(),
+    );
     match &drain(&mut c)[..] {
         [ClientMessage::SnapshotUnavailable { turn: 1, reason }] => {
             assert!(reason.contains("after turn 1 is gone"), "{reason}");
@@ -398,7 +472,13 @@ fn a_snapshot_request_for_a_turn_gone_is_answered_with_the_reason() {
             ..options()
         },
     );
-    idle.handle_message(ServerMessage::SnapshotRequest { turn: 0 }, Instant::now());
+    idle.handle_message(
+        ServerMessage::SnapshotRequest {
+            turn: 0,
+            tick_hashes: vec![],
+        },
+        Instant::now(),
+    );
     assert!(matches!(
         &drain(&mut idle)[..],
         [ClientMessage::SnapshotUnavailable { turn: 0, .. }]

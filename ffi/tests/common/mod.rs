@@ -26,7 +26,7 @@ pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// The directory cargo built this test and the library into (`target/debug`).
+/// The directory cargo built this test into (`target/<profile>`).
 pub fn target_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("the test's path");
     exe.parent()
@@ -35,15 +35,29 @@ pub fn target_dir() -> PathBuf {
         .to_path_buf()
 }
 
-/// The shared library (`libcohort_ffi.so`), built with this test.
+/// The shared library (`libcohort_ffi.so`), built with this test. `cargo test` builds it only
+/// as `target/<profile>/deps/libcohort_ffi.so` (it copies a cdylib up into `target/<profile>/`
+/// only on `cargo build`), so that one comes first: the one above may be missing, or stale
+/// from an older `cargo build`.
 pub fn library() -> PathBuf {
-    let lib = target_dir().join(format!(
+    let name = format!(
         "{}cohort_ffi{}",
         std::env::consts::DLL_PREFIX,
         std::env::consts::DLL_SUFFIX
-    ));
-    assert!(lib.exists(), "{} was not built", lib.display());
-    lib
+    );
+    let dir = target_dir();
+    let candidates = [dir.join("deps").join(&name), dir.join(&name)];
+    candidates
+        .iter()
+        .find(|lib| lib.exists())
+        .unwrap_or_else(|| {
+            panic!(
+                "{name} was not built (looked for {} and {})",
+                candidates[0].display(),
+                candidates[1].display()
+            )
+        })
+        .clone()
 }
 
 /// A fresh directory for a test's files.

@@ -1,10 +1,12 @@
 //! Desyncs: a client's hash differs from the server's. Everyone is told; the diverging client
-//! is asked for its state after the failing turn; a report is written (docs/FILES.md) with the
-//! replay so far, every peer's hash at the failing turn, and the server's and the client's
-//! states after that turn; the match goes on or stops as configured.
+//! is sent the server's tick hashes of the failing turn and asked for its evidence of it (its
+//! tick hashes, its states at the turn's start, after its first tick that differs and after
+//! the turn); a report is written (docs/FILES.md) with the replay so far, every peer's hash at
+//! the failing turn, both sides' tick hashes and states; the match goes on or stops as
+//! configured.
 
 use super::{Action, Match, OnDesync, PeerId, Phase};
-use cohort_protocol::codec::decode_snapshot;
+use cohort_protocol::codec::decode_evidence;
 use cohort_protocol::limits::{MAX_CHAT_BYTES, MAX_SNAPSHOT_BYTES, SNAPSHOT_CHUNK_BYTES};
 use cohort_protocol::message::{
     DesyncNotice, EndReason, ErrorCode, Role, ServerMessage, SnapshotChunk,
@@ -12,6 +14,7 @@ use cohort_protocol::message::{
 use cohort_protocol::replay::ReplayHeader;
 use cohort_protocol::report::{ClientSide, DesyncReport, PeerHash, StateView};
 use cohort_protocol::setup::run_bundle;
+use cohort_sim::world::Snapshot;
 use cohort_sim::{PlayerId, StateHash, World};
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -102,7 +105,8 @@ impl Match {
                     deadline: now + Duration::from_millis(SNAPSHOT_WAIT_MS),
                     chunks: Vec::new(),
                 });
-                self.send(peer, ServerMessage::SnapshotRequest { turn });
+                let tick_hashes = self.tick_hashes_of(turn).unwrap_or_default().to_vec();
+                self.send(peer, ServerMessage::SnapshotRequest { turn, tick_hashes });
             }
             None => {}
         }
@@ -190,17 +194,38 @@ impl Match {
         }
     }
 
+    /// The diverging client's side from its evidence's bytes. Its state after the turn must
+    /// load; a start or tick state that does not is left out, with a note.
     fn client_side(&mut self, peer: PeerId, turn: u64, bytes: &[u8]) -> Option<ClientSide> {
-        let snapshot = decode_snapshot(bytes).ok()?;
+        let evidence = decode_evidence(bytes).ok()?;
         if turn >= self.turns_run {
             return None;
         }
-        let world = World::from_snapshot(self.rules.clone(), snapshot).ok()?;
+        let world = World::from_snapshot(self.rules.clone(), evidence.end).ok()?;
+        let mut notes = evidence.notes;
+        let mut loads = |snapshot: Option<Snapshot>, what: &str| {
+            let snapshot = snapshot?;
+            match World::from_snapshot(self.rules.clone(), snapshot.clone()) {
+                Ok(_) => Some(snapshot),
+                Err(e) => {
+                    notes.push(format!(
+                        "the server could not load the client's {what}: {e}"
+                    ));
+                    None
+                }
+            }
+        };
+        let start = loads(evidence.start, "state at the turn's start");
+        let at_tick = loads(evidence.at_tick, "state at its first differing tick");
         let p = self.peers.get(&peer)?;
         Some(ClientSide {
             player: p.player()?,
             name: p.name.clone(),
             view: StateView::of(&world, turn),
+            tick_hashes: evidence.tick_hashes,
+            start,
+            at_tick,
+            notes,
         })
     }
 
@@ -244,6 +269,7 @@ impl Match {
             peer_hashes,
             records: self.records.all().unwrap_or_default(),
             server: StateView::of(&server, turn),
+            server_tick_hashes: self.tick_hashes_of(turn).unwrap_or_default().to_vec(),
             client,
         };
         self.desync.reports += 1;

@@ -33,6 +33,7 @@ use cohort_protocol::replay::{ReplayHeader, TurnRecord};
 use cohort_protocol::report::DesyncReport;
 use cohort_protocol::setup::ConfigError;
 use cohort_protocol::MatchConfig;
+use cohort_sim::hash::TickHash;
 use cohort_sim::world::{PlayerStatus, Snapshot};
 use cohort_sim::{PlayerId, Ruleset, StateHash, World};
 use serde::{Deserialize, Serialize};
@@ -240,6 +241,8 @@ pub struct Match {
     unrun: VecDeque<TurnBundle>,
     /// The server's hash after each turn run.
     hashes: Vec<StateHash>,
+    /// The tick hashes of the last [`cohort_protocol::limits::TICK_HASH_TURNS`] turns run: (turn, one per tick).
+    tick_hashes: VecDeque<(u64, Vec<TickHash>)>,
     /// Every turn run, encoded, for reports and re-simulation.
     records: RecordLog,
     /// Snapshots of the state after some turns run, for re-simulating to a turn quickly.
@@ -292,6 +295,7 @@ impl Match {
             delay,
             unrun: VecDeque::new(),
             hashes: Vec::new(),
+            tick_hashes: VecDeque::new(),
             records: RecordLog::default(),
             early_hashes: BTreeMap::new(),
             desync: desync::DesyncState::default(),
@@ -332,6 +336,15 @@ impl Match {
     /// The server's hash after `turn`, once run.
     pub fn hash_after(&self, turn: u64) -> Option<StateHash> {
         self.hashes.get(turn as usize).copied()
+    }
+
+    /// The server's tick hash after each tick of `turn`, while it is one of the last
+    /// [`cohort_protocol::limits::TICK_HASH_TURNS`] turns run.
+    pub fn tick_hashes_of(&self, turn: u64) -> Option<&[TickHash]> {
+        self.tick_hashes
+            .iter()
+            .find(|(t, _)| *t == turn)
+            .map(|(_, h)| h.as_slice())
     }
 
     pub fn input_delay(&self) -> u32 {

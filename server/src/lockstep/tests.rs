@@ -1,7 +1,7 @@
 //! The lockstep rules, with a fake clock and no sockets.
 
 use super::*;
-use cohort_protocol::codec::{decode_snapshot, encode_snapshot};
+use cohort_protocol::codec::decode_snapshot;
 use cohort_protocol::limits::MAX_COMMANDS_PER_TURN;
 use cohort_protocol::limits::{
     COMMAND_BURST, LAG_DROP_TURNS, MAX_COMMANDS_PER_MESSAGE, MAX_PAUSES_PER_PLAYER,
@@ -531,8 +531,17 @@ fn perturbed(h: &Harness, turn: u64) -> World {
     w
 }
 
+/// Sends a client's evidence of `turn` whose state after it is `world` (no tick hashes, no
+/// states run again: a client that kept none).
 fn send_snapshot(h: &mut Harness, peer: PeerId, turn: u64, world: &World) {
-    let bytes = encode_snapshot(&world.snapshot()).unwrap();
+    let evidence = cohort_protocol::report::Evidence {
+        tick_hashes: vec![],
+        start: None,
+        at_tick: None,
+        end: world.snapshot(),
+        notes: vec!["it kept nothing".into()],
+    };
+    let bytes = cohort_protocol::codec::encode_evidence(&evidence).unwrap();
     let count = bytes.len().div_ceil(SNAPSHOT_CHUNK_BYTES) as u32;
     for (i, piece) in bytes.chunks(SNAPSHOT_CHUNK_BYTES).enumerate() {
         h.send(
@@ -580,16 +589,25 @@ fn a_desync_is_caught_on_its_turn_told_to_everyone_and_reported() {
         h.take(2),
         vec![
             ServerMessage::DesyncNotice(notice),
-            ServerMessage::SnapshotRequest { turn: 2 }
+            ServerMessage::SnapshotRequest {
+                turn: 2,
+                tick_hashes: h.m.tick_hashes_of(2).unwrap().to_vec()
+            }
         ]
+    );
+    assert_eq!(
+        h.m.tick_hashes_of(2).unwrap().len(),
+        h.m.config().turn_ticks as usize
     );
     send_snapshot(&mut h, 2, 2, &bad);
     assert_eq!(h.reports.len(), 1);
     let r = &h.reports[0];
+    assert_eq!(r.server_tick_hashes, h.m.tick_hashes_of(2).unwrap());
     assert_eq!((r.turn, r.diverged.clone()), (2, vec![1]));
     assert_eq!(r.server.hash, good);
     let client = r.client.as_ref().unwrap();
     assert_eq!((client.view.turn, client.view.hash), (2, bad.hash()));
+    assert_eq!(client.notes, vec!["it kept nothing".to_string()]);
     let (parts, ids) = r.server.differences(&client.view);
     assert_eq!(parts, vec!["units".to_string()]);
     assert_eq!(
@@ -663,7 +681,8 @@ fn diverged_after_turn_1() -> Harness {
     );
     assert!(h
         .take(2)
-        .contains(&ServerMessage::SnapshotRequest { turn: 1 }));
+        .iter()
+        .any(|m| matches!(m, ServerMessage::SnapshotRequest { turn: 1, .. })));
     h
 }
 

@@ -5,13 +5,13 @@ use super::{Action, Match, PeerId};
 use cohort_protocol::codec::encode_message;
 use cohort_protocol::limits::{
     LAG_DROP_TURNS, LAG_WARN_TURNS, MAX_COMMANDS_PER_MESSAGE, MAX_COMMANDS_PER_TURN,
-    MAX_COMMAND_BYTES, MAX_COMMAND_BYTES_PER_TURN, MAX_TURNS_AHEAD,
+    MAX_COMMAND_BYTES, MAX_COMMAND_BYTES_PER_TURN, MAX_TURNS_AHEAD, TICK_HASH_TURNS,
 };
 use cohort_protocol::message::{
     Commands, EndReason, ErrorCode, Membership, Rescheduled, Role, ServerMessage, TurnBundle,
 };
 use cohort_protocol::replay::TurnRecord;
-use cohort_protocol::setup::run_bundle;
+use cohort_protocol::setup::run_bundle_hashed;
 use cohort_sim::{Command, PlayerCommand, StateHash};
 use std::time::Instant;
 
@@ -205,15 +205,20 @@ impl Match {
         }
     }
 
-    /// Runs every closed turn the server's sim has not run: hashes it, records it, and
-    /// compares the clients' hashes that were waiting for it.
+    /// Runs every closed turn the server's sim has not run: hashes it (and each of its ticks,
+    /// kept for [`TICK_HASH_TURNS`] turns), records it, and compares the clients' hashes that
+    /// were waiting for it.
     pub fn simulate(&mut self) {
         let turn_ticks = self.settings.config.turn_ticks;
         while let Some(bundle) = self.unrun.pop_front() {
-            run_bundle(&mut self.world, &bundle, turn_ticks);
+            let ticks = run_bundle_hashed(&mut self.world, &bundle, turn_ticks);
             let hash = self.world.hash();
             let turn = bundle.turn;
             self.hashes.push(hash);
+            self.tick_hashes.push_back((turn, ticks));
+            while self.tick_hashes.len() as u64 > TICK_HASH_TURNS {
+                self.tick_hashes.pop_front();
+            }
             self.turns_run += 1;
             let record = TurnRecord { bundle, hash };
             if let Err(e) = self.records.push(&record) {
