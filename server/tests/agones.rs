@@ -1,6 +1,7 @@
 //! The real `cohort-server` binary under Agones, against a stand-in for the SDK sidecar that
 //! speaks the real API: a tonic gRPC server built in this test from the Agones SDK's own proto
-//! files (`agones-proto/`, compiled by build.rs), on 127.0.0.1. The server publishes its
+//! files (`agones-proto/`, compiled by build.rs with protox and tonic-build, the server's
+//! client from the same descriptors), on 127.0.0.1. The server publishes its
 //! fingerprint, says Ready and pings Health; an allocation annotated with a match makes it
 //! host that match (a bad one is annotated as an error); real QUIC bots join with tokens
 //! minted by the "matchmaker" and play; the players list follows them; after the match the
@@ -8,11 +9,14 @@
 
 #[allow(clippy::all, clippy::pedantic)]
 mod sdk {
-    tonic::include_proto!("agones.dev.sdk");
+    include!(concat!(env!("OUT_DIR"), "/agones-server/agones.dev.sdk.rs"));
 }
 #[allow(clippy::all, clippy::pedantic, dead_code)]
 mod beta {
-    tonic::include_proto!("agones.dev.sdk.beta");
+    include!(concat!(
+        env!("OUT_DIR"),
+        "/agones-server/agones.dev.sdk.beta.rs"
+    ));
 }
 
 use cohort_client::brain::RandomBrain;

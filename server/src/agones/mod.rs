@@ -1,8 +1,9 @@
-//! Agones (DESIGN.md, "Operations": fleets on Kubernetes), through the official SDK crate
-//! (`agones`: gRPC over tonic) to the SDK sidecar in the pod, on
+//! Agones (DESIGN.md, "Operations": fleets on Kubernetes): the SDK's gRPC API ([`sdk`]: tonic,
+//! generated from the SDK's own proto files) to the SDK sidecar in the pod, on
 //! `localhost:AGONES_SDK_GRPC_PORT`. A game server in a fleet:
 //!
-//! 1. connects to the sidecar (the SDK waits for it up to 30 s: it may start after us);
+//! 1. connects to the sidecar (waiting for it up to [`sdk::CONNECT_TIMEOUT`]: it may start
+//!    after us);
 //! 2. publishes its certificate fingerprint (`SetAnnotation`, key [`FINGERPRINT_KEY`]: Agones
 //!    stores it as the annotation `agones.dev/sdk-cohort-fingerprint`), then says `Ready`, then
 //!    pings `Health` every [`HEALTH_INTERVAL`];
@@ -19,8 +20,10 @@
 //! A sidecar that is absent, slow or answers an error never blocks or stops the server: the
 //! failure is logged at `warn` and the server serves on.
 
+pub mod sdk;
+
 use crate::driver::{Host, PlayerChange};
-use agones::Sdk;
+use sdk::Sdk;
 use std::collections::BTreeSet;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -78,7 +81,7 @@ enum Report {
 /// Runs an SDK call with [`CALL_TIMEOUT`]; logs a failure (`what` names the call).
 async fn call<T>(
     what: &str,
-    f: impl std::future::Future<Output = agones::errors::Result<T>>,
+    f: impl std::future::Future<Output = Result<T, tonic::Status>>,
 ) -> Option<T> {
     match tokio::time::timeout(CALL_TIMEOUT, f).await {
         Ok(Ok(v)) => Some(v),
@@ -105,7 +108,7 @@ impl Lifecycle {
             let _ = tell.send(Report::Player(change));
         }));
         let task = tokio::spawn(async move {
-            let mut sdk = match Sdk::new(Some(port), None).await {
+            let mut sdk = match Sdk::connect(port).await {
                 Ok(sdk) => sdk,
                 Err(e) => {
                     tracing::warn!(port, error = %e, "no Agones SDK sidecar; running without it");
@@ -193,7 +196,7 @@ async fn watch(mut sdk: Sdk, host: Arc<Host>) {
 async fn allocation(
     sdk: &mut Sdk,
     host: &Arc<Host>,
-    gs: &agones::GameServer,
+    gs: &sdk::GameServer,
     seen: &mut BTreeSet<String>,
 ) {
     let allocated = gs.status.as_ref().is_some_and(|s| s.state == ALLOCATED);
@@ -234,8 +237,7 @@ fn host_match(host: &Arc<Host>, spec: &str) -> Result<String, String> {
 }
 
 /// Adds and removes `<match id>/<slot>` in the [`PLAYERS_LIST`] as players connect and leave.
-async fn report_players(sdk: Sdk, mut reports: mpsc::UnboundedReceiver<Report>) {
-    let mut beta = sdk.beta().clone();
+async fn report_players(mut sdk: Sdk, mut reports: mpsc::UnboundedReceiver<Report>) {
     while let Some(report) = reports.recv().await {
         let c = match report {
             Report::Player(c) => c,
@@ -248,13 +250,13 @@ async fn report_players(sdk: Sdk, mut reports: mpsc::UnboundedReceiver<Report>) 
         if c.connected {
             call(
                 "AddListValue (player connected)",
-                beta.append_list_value(PLAYERS_LIST, &value),
+                sdk.add_list_value(PLAYERS_LIST, &value),
             )
             .await;
         } else {
             call(
                 "RemoveListValue (player left)",
-                beta.delete_list_value(PLAYERS_LIST, &value),
+                sdk.remove_list_value(PLAYERS_LIST, &value),
             )
             .await;
         }
