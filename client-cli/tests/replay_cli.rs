@@ -639,3 +639,198 @@ fn a_scenario_state_that_cannot_be_had_is_a_clear_error() {
         assert!(!err.contains("panicked"), "{name}: {err}");
     }
 }
+
+/// A PNG's width and height, decoded whole.
+fn png_size(path: &Path) -> (u32, u32) {
+    let p = tiny_skia::Pixmap::decode_png(&std::fs::read(path).unwrap()).expect("a valid PNG");
+    (p.width(), p.height())
+}
+
+/// The default map of `config()` (120 × 120 tiles) at 17 px a tile: 2,040 px a side.
+const PICTURE_SIDE: u32 = 2040;
+
+#[test]
+fn render_draws_the_state_after_a_turn_of_a_replay() {
+    let d = dir();
+    let records = orders_recorded(16, None);
+    let path = d.join("render.cohort-replay");
+    write_replay(&path, &records);
+    let (early, late) = (d.join("turn1.png"), d.join("turn15.png"));
+    let (code, text, err) =
+        replay_with(&path, &["--render", "1", "--out", early.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}{err}");
+    assert!(
+        text.contains("the state after turn 1 (2040x2040 px)"),
+        "{text}"
+    );
+    assert_eq!(png_size(&early), (PICTURE_SIDE, PICTURE_SIDE));
+    let (code, text, err) = replay_with(
+        &path,
+        &["--render", "15", "--out", late.to_str().unwrap(), "--json"],
+    );
+    assert_eq!(code, 0, "{text}{err}");
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        (v["verdict"].as_str(), v["tick"].as_u64()),
+        (Some("drawn"), Some(32))
+    );
+    assert_ne!(
+        std::fs::read(&early).unwrap(),
+        std::fs::read(&late).unwrap(),
+        "the units moved between turns 1 and 15"
+    );
+    // SVG by the extension.
+    let svg = d.join("turn15.svg");
+    let (code, text, err) = replay_with(&path, &["--render", "15", "--out", svg.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}{err}");
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    assert!(svg.starts_with("<svg "), "{}", &svg[..80]);
+    assert!(svg.contains(r#"width="2040" height="2040""#));
+    assert!(svg.trim_end().ends_with("</svg>"));
+    assert_eq!(
+        svg.matches("<circle").count() - svg.matches("fill=\"#1b4a17\"").count(),
+        8
+    );
+    // Refusals: a turn the file lacks, another extension, --out alone.
+    for (args, want) in [
+        (
+            vec!["--render", "16", "--out", "x.png"],
+            "turn 16 is not among the file's records (turns 0 to 15)",
+        ),
+        (
+            vec!["--render", "3", "--out", "x.bmp"],
+            "--out must end in .svg or .png",
+        ),
+        (
+            vec!["--out", "x.png"],
+            "--out goes with --render or --animate",
+        ),
+    ] {
+        let (code, _, err) = replay_with(&path, &args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn render_of_a_report_draws_both_states_with_the_differing_entity_ringed() {
+    let d = dir();
+    let (report, id) = mid_turn_report();
+    let path = d.join("ringed.cohort-report");
+    std::fs::write(&path, encode_report(&report).unwrap()).unwrap();
+    let svg = d.join("both.svg");
+    let (code, text, err) = replay_with(&path, &["--render", "9", "--out", svg.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}{err}");
+    assert!(
+        text.contains("the server's state (left) and player [1]'s (right) at tick 20 of turn 9, 1 differing entities ringed"),
+        "{text}"
+    );
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    // Half the width each (1,024 px: 8 px a tile) and the gap: 960 + 8 + 960.
+    assert!(
+        svg.contains(r#"width="1928" height="960""#),
+        "{}",
+        &svg[..120]
+    );
+    let rings: Vec<&str> = svg
+        .lines()
+        .filter(|l| l.contains(r##"stroke="#ff00ff""##))
+        .collect();
+    assert_eq!(rings.len(), 2, "unit {id} ringed on each side: {rings:?}");
+    let x = |l: &str| -> f32 {
+        let at = l.find("cx=\"").unwrap() + 4;
+        l[at..].split('"').next().unwrap().parse().unwrap()
+    };
+    assert!(
+        x(rings[0]) < 960.0 && x(rings[1]) > 968.0,
+        "one each side: {rings:?}"
+    );
+    let png = d.join("both.png");
+    let (code, text, err) = replay_with(&path, &["--render", "9", "--out", png.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}{err}");
+    let pixmap = tiny_skia::Pixmap::decode_png(&std::fs::read(&png).unwrap()).unwrap();
+    assert_eq!((pixmap.width(), pixmap.height()), (1928, 960));
+    let magenta = pixmap
+        .pixels()
+        .iter()
+        .filter(|p| (p.red(), p.green(), p.blue()) == (255, 0, 255))
+        .count();
+    assert!(
+        magenta > 20,
+        "the rings are drawn: {magenta} magenta pixels"
+    );
+    // An earlier turn of a report: the re-simulated state, alone; a later one is refused.
+    let one = d.join("turn4.png");
+    let (code, text, err) = replay_with(&path, &["--render", "4", "--out", one.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}{err}");
+    assert_eq!(png_size(&one), (PICTURE_SIDE, PICTURE_SIDE));
+    let (code, _, err) = replay_with(&path, &["--render", "10", "--out", one.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("turn 10 is after the report's failing turn 9"),
+        "{err}"
+    );
+}
+
+#[test]
+fn animate_makes_a_gif_of_the_turns() {
+    let d = dir();
+    let records = orders_recorded(16, None);
+    let path = d.join("clip.cohort-replay");
+    write_replay(&path, &records);
+    let gif_path = d.join("clip.gif");
+    let (code, text, err) = replay_with(
+        &path,
+        &[
+            "--animate",
+            "2..11",
+            "--every",
+            "3",
+            "--out",
+            gif_path.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{text}{err}");
+    assert!(
+        text.contains(
+            "4 frames, the state after turns 2 to 11 every 3 (720x720 px, 90 ms a frame)"
+        ),
+        "{text}"
+    );
+    // Decoded whole: 4 frames (turns 2, 5, 8, 11) of 720 × 720, each 9 hundredths of a second.
+    let mut options = gif::DecodeOptions::new();
+    options.set_color_output(gif::ColorOutput::RGBA);
+    let mut decoder = options
+        .read_info(std::fs::File::open(&gif_path).unwrap())
+        .expect("a valid GIF");
+    assert_eq!((decoder.width(), decoder.height()), (720, 720));
+    let mut frames = Vec::new();
+    while let Some(frame) = decoder.read_next_frame().unwrap() {
+        assert_eq!((frame.width, frame.height, frame.delay), (720, 720, 9));
+        frames.push(frame.buffer.to_vec());
+    }
+    assert_eq!(frames.len(), 4);
+    assert_ne!(
+        frames[0], frames[3],
+        "the units moved between turns 2 and 11"
+    );
+    for (args, want) in [
+        (vec!["--animate", "5..3", "--out", "x.gif"], "5 is after 3"),
+        (
+            vec!["--animate", "0..16", "--out", "x.gif"],
+            "turn 16 is not among the file's records",
+        ),
+        (
+            vec!["--animate", "0..3", "--out", "x.png"],
+            "--out must end in .gif",
+        ),
+        (
+            vec!["--animate", "0..3", "--every", "0", "--out", "x.gif"],
+            "--every",
+        ),
+    ] {
+        let (code, _, err) = replay_with(&path, &args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}

@@ -1,5 +1,6 @@
 //! `cohort replay`: re-simulate a replay or a desync report and check every recorded hash.
 
+mod picture;
 mod scenario;
 
 use super::ruleset::RulesetArgs;
@@ -35,9 +36,13 @@ use std::sync::Arc;
 /// that `cohort sim OUT.toml` runs (OUT.state beside it holds the state) with the turns after
 /// it, checked to give the recorded hashes (docs/SCENARIOS.md, "A scenario from a replay").
 ///
+/// With `--render TURN --out F.png|F.svg`, the state after turn TURN is drawn (a report's
+/// failing turn: both states side by side, the differing entities ringed); with `--animate
+/// A..B --out F.gif`, the states after turns A to B as an animated GIF (docs/CLIENT.md).
+///
 /// Exit status: 0 if every recorded hash verifies; 1 if one differs (the first differing turn is
 /// named) — always the case for a desync report; 2 if the file cannot be read or is damaged.
-/// With `--scenario`: 0 once the scenario is written and checked, 2 if it cannot be.
+/// With `--scenario`, `--render` or `--animate`: 0 once the file is written, 2 if it cannot be.
 #[derive(clap::Args)]
 pub struct Args {
     /// A replay (`.cohort-replay`, starts with COHORTRP) or a desync report (`.cohort-desync`,
@@ -63,8 +68,46 @@ pub struct Args {
     /// formations, everything), with the commands and membership events of the turns after it;
     /// checked by running it as `cohort sim OUT.toml` does, which must give the recorded hash
     /// after each of those turns.
-    #[arg(long, value_name = "OUT.toml", requires = "at")]
+    #[arg(long, value_name = "OUT.toml", requires = "at", conflicts_with_all = ["render", "animate"])]
     scenario: Option<PathBuf>,
+    /// Draw the state after turn TURN into --out (.png or .svg); for a desync report at its
+    /// failing turn, the server's state (left) and the client's (right) where they were
+    /// compared, the differing entities ringed in magenta.
+    #[arg(
+        long,
+        value_name = "TURN",
+        requires = "out",
+        conflicts_with = "animate"
+    )]
+    render: Option<u64>,
+    /// Draw the state after each turn from A to B (both included) as an animated GIF into
+    /// --out (.gif), each frame shown as long as its turns lasted in the match.
+    #[arg(long, value_name = "A..B", requires = "out", value_parser = parse_turns)]
+    animate: Option<(u64, u64)>,
+    /// With --animate: a frame every N turns (default 1).
+    #[arg(long, value_name = "N", requires = "animate", default_value_t = 1,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    every: u64,
+    /// The picture --render or --animate draws.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+}
+
+/// `A..B`: two turns, the first at most the second.
+fn parse_turns(s: &str) -> Result<(u64, u64), String> {
+    let (a, b) = s
+        .split_once("..")
+        .ok_or_else(|| format!("`{s}` is not A..B (two turns, as 10..50)"))?;
+    let turn = |t: &str| {
+        t.trim()
+            .parse::<u64>()
+            .map_err(|_| format!("`{t}` in `{s}` is not a turn"))
+    };
+    let (a, b) = (turn(a)?, turn(b)?);
+    if a > b {
+        return Err(format!("`{s}`: {a} is after {b}"));
+    }
+    Ok((a, b))
 }
 
 /// What re-simulating a file found.
@@ -89,8 +132,17 @@ impl Found {
 }
 
 pub fn run(args: Args) -> Result<ExitCode> {
-    let result = match (args.at, &args.scenario) {
-        (Some(at), Some(out)) => scenario::write(&args, at, out),
+    let result = match (
+        args.at,
+        &args.scenario,
+        args.render,
+        args.animate,
+        &args.out,
+    ) {
+        (Some(at), Some(out), ..) => scenario::write(&args, at, out),
+        (_, _, Some(turn), _, Some(out)) => picture::render(&args, turn, out),
+        (_, _, _, Some(turns), Some(out)) => picture::animate(&args, turns, out),
+        (.., Some(_)) => Err(anyhow::anyhow!("--out goes with --render or --animate")),
         _ => verify(&args),
     };
     match result {
