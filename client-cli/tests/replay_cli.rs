@@ -770,6 +770,15 @@ fn render_of_a_report_draws_both_states_with_the_differing_entity_ringed() {
         err.contains("turn 10 is after the report's failing turn 9"),
         "{err}"
     );
+    // A report without the client's side: the server's state alone.
+    let (mut report, _) = mid_turn_report();
+    report.client = None;
+    let alone = d.join("alone.cohort-report");
+    std::fs::write(&alone, encode_report(&report).unwrap()).unwrap();
+    let (code, text, err) = replay_with(&alone, &["--render", "9", "--out", one.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}{err}");
+    assert!(text.contains("the client sent none to compare"), "{text}");
+    assert_eq!(png_size(&one), (PICTURE_SIDE, PICTURE_SIDE));
 }
 
 #[test]
