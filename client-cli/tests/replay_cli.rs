@@ -843,3 +843,80 @@ fn animate_makes_a_gif_of_the_turns() {
         assert!(err.contains(want), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn a_scenario_of_a_match_under_another_ruleset_carries_a_copy_of_it() {
+    let d = dir();
+    let text =
+        cohort_sim::ruleset::DEFAULT_RULESET_TOML.replacen("hit_points = 25", "hit_points = 26", 1);
+    let rules_path = d.join("house.toml");
+    std::fs::write(&rules_path, &text).unwrap();
+    let rules =
+        Arc::new(cohort_sim::scenario::ruleset_from_bytes(text.as_bytes(), "house.toml").unwrap());
+    let mut config = MatchConfig::standard("house", &rules, 2);
+    config.turn_ticks = 2;
+    let mut world = config.world(rules).unwrap();
+    let unit = world.state.units[0].id;
+    let mut w = ReplayWriter::start(
+        Vec::new(),
+        &ReplayHeader {
+            config: config.clone(),
+            writer: "test".into(),
+        },
+    )
+    .unwrap();
+    let mut hashes = Vec::new();
+    for turn in 0..8 {
+        let commands = if turn == 4 {
+            vec![PlayerCommand {
+                player: 0,
+                command: Command::Move {
+                    units: vec![unit],
+                    to: Vec2::new(fx(30), fx(30)),
+                },
+            }]
+        } else {
+            vec![]
+        };
+        let bundle = TurnBundle {
+            turn,
+            input_delay: None,
+            events: vec![],
+            commands,
+            previous_hash: None,
+        };
+        run_bundle(&mut world, &bundle, 2);
+        hashes.push(world.hash().to_string());
+        w.append(&TurnRecord {
+            bundle,
+            hash: world.hash(),
+        })
+        .unwrap();
+    }
+    let path = d.join("house.cohort-replay");
+    std::fs::write(&path, w.into_inner()).unwrap();
+    let out = d.join("house-bug.toml");
+    let (code, text, err) = replay_with(
+        &path,
+        &[
+            "--ruleset",
+            rules_path.to_str().unwrap(),
+            "--at",
+            "2",
+            "--scenario",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{text}{err}");
+    let scenario = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        scenario.contains("rules = \"house-bug.ruleset.toml\""),
+        "{scenario}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("house-bug.ruleset.toml")).unwrap(),
+        std::fs::read_to_string(&rules_path).unwrap()
+    );
+    // `cohort sim` with nothing but the three files: the match's hashes.
+    assert_eq!(sim_hashes(&out), hashes[3..].to_vec());
+}

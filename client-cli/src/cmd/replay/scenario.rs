@@ -57,7 +57,7 @@ pub(super) fn write(args: &Args, at: u64, out: &Path) -> Result<ExitCode> {
         .with_context(|| format!("cannot write {}", state_path.display()))?;
     std::fs::write(out, &s.toml).with_context(|| format!("cannot write {}", out.display()))?;
     // The check: the scenario as `cohort sim` loads and runs it.
-    let scenario = crate::cmd::sim::load_file(out, Some(rules))?;
+    let scenario = crate::cmd::sim::load_file(out, None)?;
     let ticks = scenario.ticks;
     let mut runner = Runner::new(scenario);
     let mut done = at + 1;
