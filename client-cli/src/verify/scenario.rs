@@ -9,10 +9,10 @@
 //! at its turn's first tick, by entity id. `cohort sim OUT.toml` then runs them; its hash after
 //! each turn is the replay's.
 //!
-//! What a scenario cannot carry: more than [`MAX_SCENARIO_TICKS`] ticks or
-//! [`MAX_SCENARIO_BYTES`] of text. Such a scenario is refused, naming `--until`, which ends it
-//! sooner. (A turn's input delay and previous hash are the network's, not the sim's: nothing of
-//! them reaches the state.)
+//! What a scenario cannot carry: a tick past [`MAX_SCENARIO_TICKS`] (counted from the match's
+//! start, as the state's are) or more than [`MAX_SCENARIO_BYTES`] of text. Such a scenario is
+//! refused, naming `--until`, which ends it sooner. (A turn's input delay and previous hash are
+//! the network's, not the sim's: nothing of them reaches the state.)
 
 use super::{resimulate, Verdict, VerifyError};
 use cohort_protocol::replay::TurnRecord;
@@ -41,10 +41,10 @@ pub enum ScenarioAtError {
     )]
     Differs(u64, u64),
     #[error(
-        "turns {first} to {last} are {ticks} ticks; a scenario runs at most {MAX_SCENARIO_TICKS} \
-         (MAX_SCENARIO_TICKS): end it sooner with --until"
+        "turns {first} to {last} end at tick {end}; a scenario's ticks are at most \
+         {MAX_SCENARIO_TICKS} (MAX_SCENARIO_TICKS): end it sooner with --until"
     )]
-    TooLong { first: u64, last: u64, ticks: u64 },
+    TooLong { first: u64, last: u64, end: u64 },
     #[error(
         "the scenario of turns {first} to {last} is {bytes} bytes; a scenario file is at most \
          {MAX_SCENARIO_BYTES} (MAX_SCENARIO_BYTES): end it sooner with --until"
@@ -115,11 +115,13 @@ pub fn scenario_at(
     let tt = u64::from(config.turn_ticks);
     let last = at + carried.len() as u64;
     let ticks = carried.len() as u64 * tt;
-    if ticks > MAX_SCENARIO_TICKS {
+    // The scenario's ticks count from the state's, so its last tick is the match's.
+    let end = (last + 1).saturating_mul(tt);
+    if end > MAX_SCENARIO_TICKS {
         return Err(ScenarioAtError::TooLong {
             first: at + 1,
             last,
-            ticks,
+            end,
         });
     }
     let mut toml = String::new();
@@ -158,8 +160,17 @@ pub fn scenario_at(
     }
     let _ = writeln!(w, "state = {}", quoted(names.state));
     let (mut commands, mut statuses) = (0, 0);
-    for r in carried {
-        // Turn N's events and commands come at its first tick, N × turn_ticks.
+    for (k, r) in carried.iter().enumerate() {
+        let index = upto + 1 + k;
+        if r.bundle.turn != index as u64 {
+            return Err(VerifyError::OutOfOrder {
+                index,
+                turn: r.bundle.turn,
+            }
+            .into());
+        }
+        // Turn N's events and commands come at its first tick, N × turn_ticks (within
+        // MAX_SCENARIO_TICKS, checked above).
         let tick = r.bundle.turn * tt;
         for e in &r.bundle.events {
             let _ = writeln!(w);
