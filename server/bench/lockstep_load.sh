@@ -14,8 +14,11 @@
 # Usage: server/bench/lockstep_load.sh [MATCHES] [PLAYERS] [TURNS] [ack|sim]
 # LOAD_OUT=DIR keeps the run's files in DIR; LOAD_BUILD=0 skips the release build. The bots
 # are stopped after 60 s + 1 s per turn (a lobby that never fills does not hang the run). The
-# bot process runs at nice LOAD_BOT_NICE (default 10): it stands in for clients on other
-# machines, so on a shared machine it yields the cores to the server it measures.
+# bot process runs at nice LOAD_BOT_NICE (default 10; 19 in `sim` mode, where the server's
+# own sim threads run at nice 10, SIM_NICE): it stands in for clients on other machines, so on
+# a shared machine it yields the cores to the server it measures. In `sim` mode the matches
+# end by themselves after TURNS turns (`--max-turns`) and the bots play until then, so a
+# client counted as dropped was dropped while the match was being played.
 # LOAD_BOT_ARGS adds flags to `cohort bot` (e.g. "--handshakes 400").
 set -euo pipefail
 MATCHES=${1:-50}
@@ -23,9 +26,10 @@ PLAYERS=${2:-8}
 TURNS=${3:-300}
 MODE=${4:-ack}
 case "$MODE" in
-  ack) server_mode=(); bot_mode=(--no-sim) ;;
-  sim) server_mode=(--army "${LOAD_ARMY:-200}")
-       bot_mode=(--order-every 1 --group-max 50 --sim-every "${LOAD_SIM_EVERY:-$PLAYERS}") ;;
+  ack) server_mode=(); bot_mode=(--no-sim --turns "$TURNS"); bot_nice=${LOAD_BOT_NICE:-10} ;;
+  sim) server_mode=(--army "${LOAD_ARMY:-200}" --max-turns "$TURNS")
+       bot_mode=(--order-every 1 --group-max 50 --sim-every "${LOAD_SIM_EVERY:-$PLAYERS}")
+       bot_nice=${LOAD_BOT_NICE:-19} ;;
   *) echo "MODE is ack or sim, not $MODE" >&2; exit 2 ;;
 esac
 cd "$(git rev-parse --show-toplevel)"
@@ -52,9 +56,9 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 udp_drops() { awk '/^Udp:/ && $2 ~ /^[0-9]+$/ {print $6}' /proc/net/snmp; }
 drops_before=$(udp_drops)
 start=$(date +%s.%N)
-timeout $((60 + TURNS)) nice -n "${LOAD_BOT_NICE:-10}" /usr/bin/time -f "%U %S" -o "$out/bot.time" \
+timeout $((60 + TURNS)) nice -n "$bot_nice" /usr/bin/time -f "%U %S" -o "$out/bot.time" \
   target/release/cohort bot --server "$addr" --fingerprint "$fp" --token "$tokens" \
-  --clients $((MATCHES * PLAYERS)) "${bot_mode[@]}" --turns "$TURNS" ${LOAD_BOT_ARGS:-} \
+  --clients $((MATCHES * PLAYERS)) "${bot_mode[@]}" ${LOAD_BOT_ARGS:-} \
   >"$out/bots.jsonl" 2>"$out/bots.err" || true
 end=$(date +%s.%N)
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -64,9 +68,9 @@ kill -TERM "$pid" 2>/dev/null || true
 wait "$pid" || true
 wait "$sampler" || true
 python3 - "$out" "$MATCHES" "$PLAYERS" "$TURNS" "$start" "$end" "$(getconf CLK_TCK)" \
-  "$load_before" "$load_after" "$((drops_after - drops_before))" "$MODE" "${LOAD_ARMY:-200}" <<'PY'
+  "$load_before" "$load_after" "$((drops_after - drops_before))" "$MODE" "${LOAD_ARMY:-200}" "$bot_nice" <<'PY'
 import json, sys
-out, matches, players, turns, start, end, hz, load_before, load_after, drops, mode, army = sys.argv[1:]
+out, matches, players, turns, start, end, hz, load_before, load_after, drops, mode, army, bot_nice = sys.argv[1:]
 matches, players, turns, hz = int(matches), int(players), int(turns), int(hz)
 seconds = float(end) - float(start)
 stats = json.load(open(f"{out}/stats.json"))
@@ -100,7 +104,7 @@ print(json.dumps({
     "server_cpu_percent_of_one_core": round(100 * cpu_s / seconds, 1) if cpu_s else None,
     "server_peak_rss_mib": round(peak_kib / 1024, 1) if peak_kib else None,
     "server_peak_rss_mib_per_match": round(peak_kib / 1024 / matches, 2) if peak_kib else None,
-    "bot_cpu_percent_of_one_core": bot_cpu,
+    "bot_cpu_percent_of_one_core": bot_cpu, "bot_nice": int(bot_nice),
     "bytes_out_per_client_per_second": round(stats["bytes_out"] / clients / seconds),
     "bytes_in_per_client_per_second": round(stats["bytes_in"] / clients / seconds),
     "desyncs": stats["desyncs"], "dropped": stats["dropped"],
