@@ -49,11 +49,13 @@ pub const K_DETOUR_REACH: Fx = fx(2);
 /// squeezes past traffic, never through its own group (which the spec's rules stop round their
 /// point).
 pub const K_SAME_WAY: Fx = fx(3);
-/// A walker held this long (six seconds, squeezing since the third) walks through: it keeps
-/// apart from nobody, walkers or standing, enemies or friends, until it has come
-/// [`K_SQUEEZE_THROUGH`] nearer its corner (Cohort's last resort: bodies packed round a walker,
-/// an enemy formation formed up about it or a jam no side can give way in, hold it still for
-/// good otherwise). The ground still holds it: never into closed ground.
+/// A walker held this long (six seconds, squeezing since the third) walks through:
+/// it keeps apart from nobody, walkers or standing, enemies or friends, until it stands
+/// [`K_SQUEEZE_THROUGH`] from where the squeeze began (Cohort's last resort: bodies packed round
+/// a walker, an enemy formation formed up about it or a jam no side can give way in, hold it
+/// still for good otherwise). The ground still holds it: never into closed ground. A soldier
+/// closing on an enemy does not (its places round the target and the waiting rings are its ways
+/// round a crowd there, and a siege's would stand in each other at the wall).
 pub const K_THROUGH_AFTER_TICKS: u64 = 6000 / TICK_MS as u64;
 /// Squeezing past a walker keeps this share of their two radii between them (half, where keeping
 /// apart keeps three quarters).
@@ -81,9 +83,9 @@ pub const K_HEADWAY: Fx = fx_ratio(1, 2);
 /// [`K_PROGRESS`] nearer its first corner, or stands [`K_HEADWAY`] from where it last got on. A
 /// new first corner is measured afresh, and is no headway by itself (a detour's first corner may
 /// be where the walker stands). Held [`K_SQUEEZE_AFTER_TICKS`], it begins to squeeze; held
-/// [`K_THROUGH_AFTER_TICKS`], it walks through; both until it stands [`K_SQUEEZE_THROUGH`] from
-/// where the squeeze began.
-pub fn note(route: &mut Route, at: Vec2, now: u64) {
+/// [`K_THROUGH_AFTER_TICKS`], it walks through (if it `may_walk_through`: not a soldier closing
+/// on an enemy); both until it stands [`K_SQUEEZE_THROUGH`] from where the squeeze began.
+pub fn note(route: &mut Route, at: Vec2, may_walk_through: bool, now: u64) {
     let Some(&corner) = route.waypoints.first() else {
         return;
     };
@@ -98,7 +100,7 @@ pub fn note(route: &mut Route, at: Vec2, now: u64) {
         if at.distance(from) >= K_SQUEEZE_THROUGH {
             p.squeeze_from = None;
             p.through = false;
-        } else if now.saturating_sub(p.since) >= K_THROUGH_AFTER_TICKS {
+        } else if may_walk_through && now.saturating_sub(p.since) >= K_THROUGH_AFTER_TICKS {
             p.through = true;
         }
     } else if now.saturating_sub(p.since) >= K_SQUEEZE_AFTER_TICKS {

@@ -99,7 +99,9 @@ pub fn walk_all(world: &mut World) {
         let now = world.state.tick;
         let at = match outcome {
             Outcome::Walking { at, ring } => {
-                held::note(&mut route, at, now);
+                let u = &world.state.units[i];
+                let fighting = u.fight.is_some() || matches!(u.order, Order::Attack { .. });
+                held::note(&mut route, at, !fighting, now);
                 if held::due_detour(&world.state.units[i], &route, at, now) {
                     held::detour(world, i, &mut route, at);
                 }
