@@ -80,9 +80,9 @@ pub const K_SQUEEZE_THROUGH: Fx = fx(1);
 pub const K_HEADWAY: Fx = fx_ratio(1, 2);
 
 /// Notes where the walker on `route` stands after its step at tick `now`: it got on if it came
-/// [`K_PROGRESS`] nearer its first corner, or stands [`K_HEADWAY`] from where it last got on. A
-/// new first corner is measured afresh, and is no headway by itself (a detour's first corner may
-/// be where the walker stands). Held [`K_SQUEEZE_AFTER_TICKS`], it begins to squeeze; held
+/// [`K_PROGRESS`] nearer the first corner it had when it last got on, or stands [`K_HEADWAY`]
+/// from where it last got on. A new first corner is no headway by itself (a detour's first may
+/// be where the walker stands, and walkers held on the spot turn from corner to corner). Held [`K_SQUEEZE_AFTER_TICKS`], it begins to squeeze; held
 /// [`K_THROUGH_AFTER_TICKS`], it walks through (if it `may_walk_through`: not a soldier closing
 /// on an enemy); both until it stands [`K_SQUEEZE_THROUGH`] from where the squeeze began.
 pub fn note(route: &mut Route, at: Vec2, may_walk_through: bool, now: u64) {
@@ -92,7 +92,9 @@ pub fn note(route: &mut Route, at: Vec2, may_walk_through: bool, now: u64) {
     let corners = route.waypoints.len() as u32;
     let d = at.distance(corner);
     let p = &mut route.progress;
-    if corners != p.corners {
+    // A soldier closing on an enemy measures a new first corner afresh (its chase replans every
+    // half second, and its places round the target are its ways on).
+    if corners != p.corners && !may_walk_through {
         p.nearest = d;
         p.corners = corners;
     }
@@ -106,8 +108,10 @@ pub fn note(route: &mut Route, at: Vec2, may_walk_through: bool, now: u64) {
     } else if now.saturating_sub(p.since) >= K_SQUEEZE_AFTER_TICKS {
         p.squeeze_from = Some(at);
     }
-    if p.nearest.saturating_sub(d) >= K_PROGRESS || at.distance(p.anchor) >= K_HEADWAY {
+    let nearer = corners == p.corners && p.nearest.saturating_sub(d) >= K_PROGRESS;
+    if nearer || at.distance(p.anchor) >= K_HEADWAY {
         p.nearest = d;
+        p.corners = corners;
         p.anchor = at;
         p.since = now;
     }
@@ -208,14 +212,12 @@ pub fn detour(world: &mut World, i: usize, route: &mut Route, at: Vec2) {
         route.fine = u8::try_from(way.len()).unwrap_or(u8::MAX);
         route.waypoints.splice(0..0, way);
     }
-    // Held as long as before; how near it has come is measured against the new first corner.
-    let nearest = route
-        .waypoints
-        .first()
-        .map_or(Fx::ZERO, |&c| at.distance(c));
+    // Held as long as before; coming nearer the detour's first corner is no headway (a detour
+    // every two seconds would otherwise make a walker held on the spot look as though it got
+    // on): only standing K_HEADWAY from where it last got on is.
     route.progress = Progress {
-        nearest,
-        corners: route.waypoints.len() as u32,
+        nearest: Fx::MAX,
+        corners: u32::MAX,
         since: route.progress.since,
         detoured: Some(now),
         squeeze_from: route.progress.squeeze_from,
