@@ -328,12 +328,8 @@ impl Loader<'_> {
 
     fn world(&mut self, file: &ScenarioFile, rules: Arc<Ruleset>) -> Result<World, ScenarioError> {
         let Some(map_spec) = &file.map else {
-            return Err(ScenarioError::new(
-                self.origin,
-                0,
-                "map",
-                "a scenario needs a `map` (or a `state`)",
-            ));
+            // What is missing belongs to the top-level table: line 1.
+            return Err(self.err(0, "map", "a scenario needs a `map` (or a `state`)"));
         };
         let spec = map_spec.get_ref();
         let map_at = map_spec.span().start;
