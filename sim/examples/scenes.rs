@@ -10,6 +10,9 @@
 //! allocator: the world, its caches, the scenario and the watch). Wall-clock time is measured
 //! here only, never in a test.
 
+// A benchmark outside the sim: it reads the wall clock and reports figures as decimals.
+#![allow(clippy::disallowed_types)]
+
 use cohort_sim::scenario::{Runner, Scenario};
 use cohort_sim::world::{Order, TICK_MS};
 use std::alloc::{GlobalAlloc, Layout, System};

@@ -75,7 +75,7 @@ fn meets_head_on(step: Vec2, heading: Vec2) -> bool {
     // cos 135° = -1/√2: dot < 0 and dot² > |step|²|heading|² / 2.
     dot < Fx::ZERO && {
         let d = i128::from(dot.to_bits());
-        2 * d * d > squared(step) * squared(heading) >> 32
+        2 * d * d > (squared(step) * squared(heading)) >> 32
     }
 }
 
