@@ -107,6 +107,9 @@ print(json.dumps({
     "bot_cpu_percent_of_one_core": bot_cpu, "bot_nice": int(bot_nice),
     "bytes_out_per_client_per_second": round(stats["bytes_out"] / clients / seconds),
     "bytes_in_per_client_per_second": round(stats["bytes_in"] / clients / seconds),
+    # The server's count of clients' hashes it compared with its own: "0 desyncs" means
+    # something only when this is not 0.
+    "hashes_compared_by_server": stats["hashes_compared"],
     "desyncs": stats["desyncs"], "dropped": stats["dropped"],
     "connections": stats["connections"],
     "bots_reporting": len(bots),
