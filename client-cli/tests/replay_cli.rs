@@ -366,3 +366,557 @@ fn a_truncated_report_or_replay_is_a_clear_error() {
     assert!(err.contains("is unreadable"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
 }
+
+/// `turns` turns of player 0 giving one of every kind of order the scenario carries, a
+/// membership event at turn `event_at` if any; recorded honestly.
+fn orders_recorded(turns: u64, event_at: Option<u64>) -> Vec<TurnRecord> {
+    use cohort_protocol::message::{Membership, MembershipEvent};
+    use cohort_sim::{fx_ratio, FormationKind};
+    let rules = Arc::new(Ruleset::default_rules());
+    let mut world = config().world(rules).unwrap();
+    let mine: Vec<_> = world
+        .state
+        .units
+        .iter()
+        .filter(|u| u.owner == 0)
+        .map(|u| u.id)
+        .collect();
+    let theirs = world.state.units.iter().find(|u| u.owner == 1).unwrap().id;
+    let group = mine[..3.min(mine.len())].to_vec();
+    let at = |x: i32, y: (i64, i64)| Vec2::new(fx(x) + fx_ratio(1, 3), fx_ratio(y.0, y.1));
+    (0..turns)
+        .map(|turn| {
+            let command = match turn {
+                2 => Some(Command::Move {
+                    units: vec![mine[0]],
+                    to: at(40, (61, 2)),
+                }),
+                6 => Some(Command::SetFormation {
+                    units: group.clone(),
+                    formation: FormationKind::Box,
+                }),
+                7 => Some(Command::FormationMove {
+                    units: group.clone(),
+                    to: at(36, (57, 2)),
+                }),
+                9 => Some(Command::Stop {
+                    units: vec![group[1]],
+                }),
+                10 => Some(Command::Disband {
+                    units: group.clone(),
+                }),
+                11 => Some(Command::AttackMove {
+                    units: group.clone(),
+                    to: at(30, (50, 3)),
+                }),
+                12 => Some(Command::Follow {
+                    units: vec![mine[0]],
+                    target: theirs,
+                }),
+                13 => Some(Command::Hold {
+                    units: vec![group[2]],
+                }),
+                _ => None,
+            };
+            let events = if Some(turn) == event_at {
+                vec![MembershipEvent {
+                    player: 1,
+                    change: Membership::Dropped,
+                }]
+            } else {
+                vec![]
+            };
+            let bundle = TurnBundle {
+                turn,
+                input_delay: None,
+                events,
+                commands: command
+                    .into_iter()
+                    .map(|command| PlayerCommand { player: 0, command })
+                    .collect(),
+                previous_hash: None,
+            };
+            cohort_protocol::setup::run_bundle(&mut world, &bundle, 2);
+            TurnRecord {
+                bundle,
+                hash: world.hash(),
+            }
+        })
+        .collect()
+}
+
+/// `cohort sim SCENARIO --json`'s hash after every turn.
+fn sim_hashes(scenario: &Path) -> Vec<String> {
+    let out = Process::new(env!("CARGO_BIN_EXE_cohort"))
+        .args(["sim", "--json"])
+        .arg(scenario)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let hashes: Vec<String> = v["turn_hashes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h.as_str().unwrap().to_string())
+        .collect();
+    let ticks = v["ticks"].as_u64().unwrap();
+    assert_eq!(
+        ticks,
+        2 * hashes.len() as u64,
+        "the ticks run, not the tick reached"
+    );
+    hashes
+}
+
+#[test]
+fn the_scenario_written_at_a_turn_reproduces_the_replays_hashes_after_it() {
+    let d = dir();
+    let records = orders_recorded(16, None);
+    let path = d.join("orders.cohort-replay");
+    write_replay(&path, &records);
+    let out = d.join("bug.toml");
+    let (code, text, err) = replay_with(&path, &["--at", "5", "--scenario", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}{err}");
+    assert!(text.contains("turn 5, then turns 6 to 15"), "{text}");
+    let scenario = std::fs::read_to_string(&out).unwrap();
+    for action in [
+        "set_formation",
+        "formation_move",
+        "stop",
+        "disband",
+        "attack_move",
+        "follow",
+        "hold",
+    ] {
+        assert!(
+            scenario.contains(&format!("do = \"{action}\"")),
+            "{scenario}"
+        );
+    }
+    assert!(d.join("bug.state").exists());
+    // Run by `cohort sim` on its own: the replay's hash after every later turn.
+    let want: Vec<String> = records[6..].iter().map(|r| r.hash.to_string()).collect();
+    assert_eq!(sim_hashes(&out), want);
+    // From the last turn: a scenario of no turns.
+    let last = d.join("last.toml");
+    let (code, text, err) =
+        replay_with(&path, &["--at", "15", "--scenario", last.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}{err}");
+    assert!(sim_hashes(&last).is_empty());
+    // A turn past the records: a clear error.
+    let (code, _, err) = replay_with(&path, &["--at", "16", "--scenario", last.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("turn 16 is not among the file's records (turns 0 to 15)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_scenario_carries_membership_events_and_ends_at_until() {
+    let d = dir();
+    let records = orders_recorded(16, Some(12));
+    let path = d.join("events.cohort-replay");
+    write_replay(&path, &records);
+    let out = d.join("events.toml");
+    let (code, text, err) = replay_with(&path, &["--at", "4", "--scenario", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}{err}");
+    assert!(text.contains("1 status changes"), "{text}");
+    let scenario = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        scenario.contains("[[statuses]]\ntick = 24\nplayer = 1\nstatus = \"dropped\""),
+        "{scenario}"
+    );
+    let want: Vec<String> = records[5..].iter().map(|r| r.hash.to_string()).collect();
+    assert_eq!(
+        sim_hashes(&out),
+        want,
+        "through the player's drop and after it"
+    );
+    // Without the drop the hashes after it are not the replay's: the drop is carried, not idle.
+    let dropless = d.join("dropless.toml");
+    let cut = scenario.replace("status = \"dropped\"", "status = \"playing\"");
+    std::fs::write(&dropless, cut).unwrap();
+    assert_ne!(sim_hashes(&dropless), want);
+    // --until: turns 5 to 9 only.
+    let short = d.join("short.toml");
+    let (code, text, err) = replay_with(
+        &path,
+        &[
+            "--at",
+            "4",
+            "--until",
+            "9",
+            "--scenario",
+            short.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{text}{err}");
+    assert!(text.contains("turns 5 to 9"), "{text}");
+    assert_eq!(sim_hashes(&short), want[..5].to_vec());
+    let (code, _, err) = replay_with(
+        &path,
+        &[
+            "--at",
+            "4",
+            "--until",
+            "3",
+            "--scenario",
+            short.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("--until 3 is before --at 4"), "{err}");
+}
+
+/// `cohort sim FILE`'s exit status and stderr.
+fn sim_error(scenario: &Path) -> (i32, String) {
+    let out = Process::new(env!("CARGO_BIN_EXE_cohort"))
+        .args(["sim", "--json"])
+        .arg(scenario)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_scenario_state_that_cannot_be_had_is_a_clear_error() {
+    let d = dir();
+    let records = orders_recorded(8, None);
+    let path = d.join("state.cohort-replay");
+    write_replay(&path, &records);
+    let out = d.join("good.toml");
+    let (code, text, err) = replay_with(&path, &["--at", "3", "--scenario", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}{err}");
+    let good = std::fs::read_to_string(&out).unwrap();
+    let cases = [
+        (
+            "with_map.toml",
+            format!("{good}\n[map]\nascii = \"..\\n..\"\n"),
+            "leave out `map`",
+        ),
+        (
+            "garbage.toml",
+            good.replace("good.state", "garbage.state"),
+            "is not a snapshot",
+        ),
+        (
+            "missing.toml",
+            good.replace("good.state", "missing.state"),
+            "missing.state",
+        ),
+        (
+            "no_player.toml",
+            format!("{good}\n[[statuses]]\ntick = 40\nplayer = 5\nstatus = \"left\"\n"),
+            "statuses[0].player: there is no player 5",
+        ),
+        (
+            "other_rules.toml",
+            format!("rules = \"other.ruleset.toml\"\n{good}"),
+            "another ruleset",
+        ),
+    ];
+    std::fs::write(d.join("garbage.state"), b"not a snapshot at all").unwrap();
+    // Another ruleset: one figure changed.
+    let other =
+        cohort_sim::ruleset::DEFAULT_RULESET_TOML.replacen("hit_points = 25", "hit_points = 26", 1);
+    std::fs::write(d.join("other.ruleset.toml"), other).unwrap();
+    for (name, text, want) in cases {
+        let p = d.join(name);
+        std::fs::write(&p, text).unwrap();
+        let (code, err) = sim_error(&p);
+        assert_eq!(code, 2, "{name}: {err}");
+        assert!(err.contains(want), "{name}: {err}");
+        assert!(!err.contains("panicked"), "{name}: {err}");
+    }
+}
+
+/// A PNG's width and height, decoded whole.
+fn png_size(path: &Path) -> (u32, u32) {
+    let p = tiny_skia::Pixmap::decode_png(&std::fs::read(path).unwrap()).expect("a valid PNG");
+    (p.width(), p.height())
+}
+
+/// The default map of `config()` (120 × 120 tiles) at 17 px a tile: 2,040 px a side.
+const PICTURE_SIDE: u32 = 2040;
+
+#[test]
+fn render_draws_the_state_after_a_turn_of_a_replay() {
+    let d = dir();
+    let records = orders_recorded(16, None);
+    let path = d.join("render.cohort-replay");
+    write_replay(&path, &records);
+    let (early, late) = (d.join("turn1.png"), d.join("turn15.png"));
+    let (code, text, err) =
+        replay_with(&path, &["--render", "1", "--out", early.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}{err}");
+    assert!(
+        text.contains("the state after turn 1 (2040x2040 px)"),
+        "{text}"
+    );
+    assert_eq!(png_size(&early), (PICTURE_SIDE, PICTURE_SIDE));
+    let (code, text, err) = replay_with(
+        &path,
+        &["--render", "15", "--out", late.to_str().unwrap(), "--json"],
+    );
+    assert_eq!(code, 0, "{text}{err}");
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        (v["verdict"].as_str(), v["tick"].as_u64()),
+        (Some("drawn"), Some(32))
+    );
+    assert_ne!(
+        std::fs::read(&early).unwrap(),
+        std::fs::read(&late).unwrap(),
+        "the units moved between turns 1 and 15"
+    );
+    // SVG by the extension.
+    let svg = d.join("turn15.svg");
+    let (code, text, err) = replay_with(&path, &["--render", "15", "--out", svg.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}{err}");
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    assert!(svg.starts_with("<svg "), "{}", &svg[..80]);
+    assert!(svg.contains(r#"width="2040" height="2040""#));
+    assert!(svg.trim_end().ends_with("</svg>"));
+    assert_eq!(
+        svg.matches("<circle").count() - svg.matches("fill=\"#1b4a17\"").count(),
+        8
+    );
+    // Refusals: a turn the file lacks, another extension, --out alone.
+    for (args, want) in [
+        (
+            vec!["--render", "16", "--out", "x.png"],
+            "turn 16 is not among the file's records (turns 0 to 15)",
+        ),
+        (
+            vec!["--render", "3", "--out", "x.bmp"],
+            "--out must end in .svg or .png",
+        ),
+        (
+            vec!["--out", "x.png"],
+            "--out goes with --render or --animate",
+        ),
+    ] {
+        let (code, _, err) = replay_with(&path, &args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn render_of_a_report_draws_both_states_with_the_differing_entity_ringed() {
+    let d = dir();
+    let (report, id) = mid_turn_report();
+    let path = d.join("ringed.cohort-report");
+    std::fs::write(&path, encode_report(&report).unwrap()).unwrap();
+    let svg = d.join("both.svg");
+    let (code, text, err) = replay_with(&path, &["--render", "9", "--out", svg.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}{err}");
+    assert!(
+        text.contains("the server's state (left) and player [1]'s (right) at tick 20 of turn 9, 1 differing entities ringed"),
+        "{text}"
+    );
+    let svg = std::fs::read_to_string(&svg).unwrap();
+    // Half the width each (1,024 px: 8 px a tile) and the gap: 960 + 8 + 960.
+    assert!(
+        svg.contains(r#"width="1928" height="960""#),
+        "{}",
+        &svg[..120]
+    );
+    let rings: Vec<&str> = svg
+        .lines()
+        .filter(|l| l.contains(r##"stroke="#ff00ff""##))
+        .collect();
+    assert_eq!(rings.len(), 2, "unit {id} ringed on each side: {rings:?}");
+    let x = |l: &str| -> f32 {
+        let at = l.find("cx=\"").unwrap() + 4;
+        l[at..].split('"').next().unwrap().parse().unwrap()
+    };
+    assert!(
+        x(rings[0]) < 960.0 && x(rings[1]) > 968.0,
+        "one each side: {rings:?}"
+    );
+    let png = d.join("both.png");
+    let (code, text, err) = replay_with(&path, &["--render", "9", "--out", png.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}{err}");
+    let pixmap = tiny_skia::Pixmap::decode_png(&std::fs::read(&png).unwrap()).unwrap();
+    assert_eq!((pixmap.width(), pixmap.height()), (1928, 960));
+    let magenta = pixmap
+        .pixels()
+        .iter()
+        .filter(|p| (p.red(), p.green(), p.blue()) == (255, 0, 255))
+        .count();
+    assert!(
+        magenta > 20,
+        "the rings are drawn: {magenta} magenta pixels"
+    );
+    // An earlier turn of a report: the re-simulated state, alone; a later one is refused.
+    let one = d.join("turn4.png");
+    let (code, text, err) = replay_with(&path, &["--render", "4", "--out", one.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}{err}");
+    assert_eq!(png_size(&one), (PICTURE_SIDE, PICTURE_SIDE));
+    let (code, _, err) = replay_with(&path, &["--render", "10", "--out", one.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("turn 10 is after the report's failing turn 9"),
+        "{err}"
+    );
+    // A report without the client's side: the server's state alone.
+    let (mut report, _) = mid_turn_report();
+    report.client = None;
+    let alone = d.join("alone.cohort-report");
+    std::fs::write(&alone, encode_report(&report).unwrap()).unwrap();
+    let (code, text, err) = replay_with(&alone, &["--render", "9", "--out", one.to_str().unwrap()]);
+    assert_eq!(code, 0, "{text}{err}");
+    assert!(text.contains("the client sent none to compare"), "{text}");
+    assert_eq!(png_size(&one), (PICTURE_SIDE, PICTURE_SIDE));
+}
+
+#[test]
+fn animate_makes_a_gif_of_the_turns() {
+    let d = dir();
+    let records = orders_recorded(16, None);
+    let path = d.join("clip.cohort-replay");
+    write_replay(&path, &records);
+    let gif_path = d.join("clip.gif");
+    let (code, text, err) = replay_with(
+        &path,
+        &[
+            "--animate",
+            "2..11",
+            "--every",
+            "3",
+            "--out",
+            gif_path.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{text}{err}");
+    assert!(
+        text.contains(
+            "4 frames, the state after turns 2 to 11 every 3 (720x720 px, 90 ms a frame)"
+        ),
+        "{text}"
+    );
+    // Decoded whole: 4 frames (turns 2, 5, 8, 11) of 720 × 720, each 9 hundredths of a second.
+    let mut options = gif::DecodeOptions::new();
+    options.set_color_output(gif::ColorOutput::RGBA);
+    let mut decoder = options
+        .read_info(std::fs::File::open(&gif_path).unwrap())
+        .expect("a valid GIF");
+    assert_eq!((decoder.width(), decoder.height()), (720, 720));
+    let mut frames = Vec::new();
+    while let Some(frame) = decoder.read_next_frame().unwrap() {
+        assert_eq!((frame.width, frame.height, frame.delay), (720, 720, 9));
+        frames.push(frame.buffer.to_vec());
+    }
+    assert_eq!(frames.len(), 4);
+    assert_ne!(
+        frames[0], frames[3],
+        "the units moved between turns 2 and 11"
+    );
+    for (args, want) in [
+        (vec!["--animate", "5..3", "--out", "x.gif"], "5 is after 3"),
+        (
+            vec!["--animate", "0..16", "--out", "x.gif"],
+            "turn 16 is not among the file's records",
+        ),
+        (
+            vec!["--animate", "0..3", "--out", "x.png"],
+            "--out must end in .gif",
+        ),
+        (
+            vec!["--animate", "0..3", "--every", "0", "--out", "x.gif"],
+            "--every",
+        ),
+    ] {
+        let (code, _, err) = replay_with(&path, &args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn a_scenario_of_a_match_under_another_ruleset_carries_a_copy_of_it() {
+    let d = dir();
+    let text =
+        cohort_sim::ruleset::DEFAULT_RULESET_TOML.replacen("hit_points = 25", "hit_points = 26", 1);
+    let rules_path = d.join("house.toml");
+    std::fs::write(&rules_path, &text).unwrap();
+    let rules =
+        Arc::new(cohort_sim::scenario::ruleset_from_bytes(text.as_bytes(), "house.toml").unwrap());
+    let mut config = MatchConfig::standard("house", &rules, 2);
+    config.turn_ticks = 2;
+    let mut world = config.world(rules).unwrap();
+    let unit = world.state.units[0].id;
+    let mut w = ReplayWriter::start(
+        Vec::new(),
+        &ReplayHeader {
+            config: config.clone(),
+            writer: "test".into(),
+        },
+    )
+    .unwrap();
+    let mut hashes = Vec::new();
+    for turn in 0..8 {
+        let commands = if turn == 4 {
+            vec![PlayerCommand {
+                player: 0,
+                command: Command::Move {
+                    units: vec![unit],
+                    to: Vec2::new(fx(30), fx(30)),
+                },
+            }]
+        } else {
+            vec![]
+        };
+        let bundle = TurnBundle {
+            turn,
+            input_delay: None,
+            events: vec![],
+            commands,
+            previous_hash: None,
+        };
+        run_bundle(&mut world, &bundle, 2);
+        hashes.push(world.hash().to_string());
+        w.append(&TurnRecord {
+            bundle,
+            hash: world.hash(),
+        })
+        .unwrap();
+    }
+    let path = d.join("house.cohort-replay");
+    std::fs::write(&path, w.into_inner()).unwrap();
+    let out = d.join("house-bug.toml");
+    let (code, text, err) = replay_with(
+        &path,
+        &[
+            "--ruleset",
+            rules_path.to_str().unwrap(),
+            "--at",
+            "2",
+            "--scenario",
+            out.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{text}{err}");
+    let scenario = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        scenario.contains("rules = \"house-bug.ruleset.toml\""),
+        "{scenario}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("house-bug.ruleset.toml")).unwrap(),
+        std::fs::read_to_string(&rules_path).unwrap()
+    );
+    // `cohort sim` with nothing but the three files: the match's hashes.
+    assert_eq!(sim_hashes(&out), hashes[3..].to_vec());
+}

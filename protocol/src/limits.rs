@@ -101,6 +101,14 @@ pub const RULESET_FILE: crate::file::FileLimit = crate::file::FileLimit {
     name: "MAX_RULESET_BYTES",
 };
 
+/// Snapshot files (a scenario's `state`, written by `cohort replay --scenario`): one
+/// snapshot's encoding.
+pub const SNAPSHOT_FILE: crate::file::FileLimit = crate::file::FileLimit {
+    bytes: MAX_SNAPSHOT_BYTES,
+    what: "snapshot",
+    name: "MAX_SNAPSHOT_BYTES",
+};
+
 /// Desync report files, as read through [`crate::file::read_limited`].
 pub const REPORT_FILE: crate::file::FileLimit = crate::file::FileLimit {
     bytes: MAX_REPORT_FILE_BYTES,

@@ -13,7 +13,7 @@ use cohort_sim::command::FormationKind;
 use cohort_sim::hash::{Entry, Part};
 use cohort_sim::map::{generate, MapOptions};
 use cohort_sim::ruleset::Good;
-use cohort_sim::world::{Formation, Order, Push, Route, State, UnitState};
+use cohort_sim::world::{Formation, Order, Progress, Push, Route, State, UnitState};
 use cohort_sim::{fx, EntityId, Ruleset, StateHash, World};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
@@ -76,6 +76,17 @@ fn fixture() -> World {
         target: Some(ids[3]),
         range: fx(2),
         replans: 1,
+        progress: Progress {
+            nearest: fx(3),
+            corners: 2,
+            since: 7,
+            detoured: Some(5),
+            squeeze_from: Some(cohort_sim::Vec2::new(fx(2), fx(3))),
+            through: true,
+            anchor: cohort_sim::Vec2::new(fx(37), fx(38)),
+        },
+        fine: 1,
+        legs: 2,
     });
     u.reload_ticks = 3;
     u.carrying = Some((Good::Wood, 4));

@@ -9,6 +9,7 @@
 
 pub mod diff;
 pub mod narrow;
+pub mod scenario;
 
 pub use diff::FieldDifference;
 pub use narrow::{narration, narrow_report, Compared, Narrowing, Stage};

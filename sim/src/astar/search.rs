@@ -83,7 +83,7 @@ impl Budget {
 }
 
 /// One search's question.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct Search<'a> {
     /// The mover's layer and the gates open to it.
     pub key: Keyed,
@@ -92,6 +92,12 @@ pub struct Search<'a> {
     /// The tiles of the units standing in the way, one entry per unit: each costs
     /// [`K_PAST_STANDING`] on a tile the search steps onto.
     pub standing: &'a [Tile],
+    /// Tiles the search must not step onto, as though closed (a detour round the bodies holding
+    /// a walker up: Cohort's choice, `crate::walk::held`). The start is never blocked.
+    pub blocked: &'a [Tile],
+    /// And tiles this says are closed, asked as the search comes to them (the same detour: every
+    /// tile someone stands on).
+    pub closed_by: Option<&'a dyn Fn(Tile) -> bool>,
     /// Whether a tile beside closed ground costs [`K_BESIDE_CLOSED`] more.
     pub beside_closed: bool,
     pub budget: Budget,
@@ -107,6 +113,8 @@ impl<'a> Search<'a> {
             from,
             to,
             standing: &[],
+            blocked: &[],
+            closed_by: None,
             beside_closed: true,
             budget: Budget::Spec,
             landmarks: None,
@@ -289,6 +297,16 @@ pub fn find_route(grid: &Grid, scratch: &mut Scratch, search: &Search) -> Found 
         }
     }
 
+    for t in search.blocked {
+        if grid.contains(*t) && *t != from {
+            nodes[board.padded(t.x, t.y)] = Node {
+                generation,
+                g: u32::MAX,
+                flags: NO_PARENT | CLOSED,
+            };
+        }
+    }
+
     let estimate = match search.landmarks {
         Some(m) => Estimate {
             goal: to,
@@ -344,6 +362,12 @@ pub fn find_route(grid: &Grid, scratch: &mut Scratch, search: &Search) -> Found 
             let s = moves.trailing_zeros() as usize;
             moves &= moves - 1;
             let n = (p as isize + offsets[s]) as usize;
+            if let Some(closed) = search.closed_by {
+                let (dx, dy) = STEPS[s];
+                if closed(Tile::new(x + dx, y + dy)) {
+                    continue;
+                }
+            }
             let nb = &mut nodes[n];
             if nb.generation != generation {
                 *nb = Node {

@@ -17,8 +17,8 @@ use crate::grid::{Footprint, Grid};
 use crate::position::{Fx, Tile, Vec2};
 use crate::ruleset::Good;
 use crate::world::{
-    Building, EntityId, Formation, Order, Player, PlayerStatus, Push, Resource, Rng, Route, Unit,
-    UnitState,
+    Building, EntityId, Formation, Order, Player, PlayerStatus, Progress, Push, Resource, Rng,
+    Route, Unit, UnitState,
 };
 
 /// A tick hash: 128 bits, shown as hex.
@@ -290,14 +290,20 @@ impl Fold for Route {
             target,
             range,
             replans,
+            progress,
+            fine,
+            legs,
         } = self;
-        // One layout word: the waypoints' count, the flags, the tags and the replans.
+        // One layout word: the waypoints' count, the flags, the tags, the replans, the fine
+        // corners and the legs.
         m.word(
             waypoints.len() as u64
                 | u64::from(*has_goal) << 32
                 | some_bit(speed_cap, 33)
                 | some_bit(target, 34)
-                | u64::from(*replans) << 40,
+                | u64::from(*replans) << 40
+                | u64::from(*fine) << 48
+                | u64::from(*legs) << 56,
         );
         for w in waypoints {
             w.fold(m);
@@ -306,6 +312,33 @@ impl Fold for Route {
         fold_some(speed_cap, m);
         fold_some(target, m);
         range.fold(m);
+        progress.fold(m);
+    }
+}
+
+impl Fold for Progress {
+    #[inline]
+    fn fold(&self, m: &mut Mixer) {
+        let Progress {
+            nearest,
+            corners,
+            since,
+            detoured,
+            squeeze_from,
+            through,
+            anchor,
+        } = self;
+        m.word(
+            u64::from(*corners)
+                | some_bit(detoured, 32)
+                | some_bit(squeeze_from, 33)
+                | u64::from(*through) << 34,
+        );
+        nearest.fold(m);
+        since.fold(m);
+        fold_some(detoured, m);
+        fold_some(squeeze_from, m);
+        anchor.fold(m);
     }
 }
 

@@ -34,8 +34,17 @@ pub const K_GROUP_REACH: Fx = fx(8);
 pub const K_WIDEST_LANE: Fx = fx(4);
 /// Within this many tiles of the target, lanes close up.
 pub const K_LANES_CLOSE: Fx = fx(6);
-/// Within this many tiles of a unit it fights hand to hand, a chaser makes for its own place.
+/// Within this many tiles of a unit it fights hand to hand (of its range, for a shooter), a
+/// chaser makes for its own place.
 pub const K_SURROUND_NEAR: Fx = fx(3);
+/// Every place round a target taken, a chaser (a worker at its work too) waits a body's width
+/// further out, and failing that another body's width out, up to this many rings (Cohort's
+/// choice: the spec names one; a hundred soldiers round one building fill more). Past the spec's ring a chaser waits on its
+/// own face only, leaving the way round open to those walking to a place on another side.
+pub const K_WAITING_RINGS: usize = 3;
+/// A chaser held up this long on its way (two seconds) no longer keeps the place it walks to
+/// from the others (Cohort's choice).
+pub const K_CLAIM_HELD_TICKS: u64 = 2000 / crate::world::TICK_MS as u64;
 /// A group marches in lanes only when it is at least this many chasers.
 pub const K_LANE_GROUP: usize = 3;
 
@@ -153,7 +162,15 @@ fn plan_route(world: &mut World, i: usize, target: EntityId, range: Fx) -> Optio
             waits,
         });
     }
-    if at_its_edge || (melee && gap <= K_SURROUND_NEAR) {
+    // Within its range and a little of a unit, a shooter makes for a place of its own at its
+    // range as a soldier does hand to hand (Cohort's choice: walking straight at the target,
+    // those behind stop against the first to stand in range, out of range, for good).
+    let surround_near = if melee {
+        K_SURROUND_NEAR
+    } else {
+        range + K_SURROUND_NEAR
+    };
+    if at_its_edge || gap <= surround_near {
         if let Some((p, waits)) = place_round(world, i, target, &tbox, range) {
             let route = route_for(world, &Ask { to: p, ..ask });
             return Some(ChasePlan { route, waits });
@@ -175,25 +192,38 @@ fn place_round(
     let radius = world.rules().units[u.kind as usize].radius;
     let key = world.key_of(u);
     let region = region_here(&world.caches.regions, world.grid(), key, u.position.tile());
+    // Where the others stand, or are headed while they get on: one held up on its way keeps no
+    // claim (Cohort's choice: a place spoken for by a chaser stuck in the crowd behind would
+    // stay empty for good, and those waiting beside it wait for good).
+    let now = world.state.tick;
     let taken: Vec<Vec2> = world
         .state
         .units
         .iter()
         .filter(|o| o.id != u.id && o.hit_points > 0 && set_on(o, target))
-        .map(|o| o.route.as_ref().map(|r| r.goal).unwrap_or(o.position))
+        .map(|o| match &o.route {
+            Some(r) if crate::walk::held::held_ticks(r, now) < K_CLAIM_HELD_TICKS => r.goal,
+            _ => o.position,
+        })
         .collect();
     let room = radius * 2;
     let mut outside = range.max(Fx::ZERO) + radius - K_INSIDE;
-    for waits in [false, true] {
+    for ring in 0..=K_WAITING_RINGS {
+        let waits = ring > 0;
         let approach = Approach {
             ground: *tbox,
             from: u.position,
             outside,
             room,
             taken: &taken,
+            own_face_only: ring > 1,
         };
-        if let Spot::Found(p) = find_standing_spot(&approach, |p| stands_in(world, key, region, p))
-        {
+        // A place to fight from is within range of the target; one to wait at need not be.
+        let stands = |p: Vec2| {
+            (waits || reach_gap(&Bounds::around(p, radius), tbox) <= range)
+                && stands_in(world, key, region, p)
+        };
+        if let Spot::Found(p) = find_standing_spot(&approach, stands) {
             return Some((p, waits));
         }
         outside += room;

@@ -10,7 +10,7 @@ use super::standing::standing_in_the_way;
 use crate::astar::{find_route, straighten, Budget, Search, StandingBody, Walker};
 use crate::grid::{Grid, Keyed, RegionId, Regions};
 use crate::position::{Bounds, Fx, Tile, Vec2};
-use crate::world::{EntityId, Route, World};
+use crate::world::{EntityId, Progress, Route, World};
 
 /// What a route is asked for: who walks, from where, to where, and to what.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,10 +53,38 @@ pub fn route(world: &mut World, unit: EntityId, to: Vec2) -> Option<Route> {
 /// (refused without a search), or the search got nowhere from the start. Counts the searches run
 /// and their expansions in `world.counters`. Same world and ask, same route, every machine.
 pub fn route_for(world: &mut World, ask: &Ask) -> Option<Route> {
+    plan(world, ask, None, Budget::Spec)
+}
+
+/// The next leg of a long way whose route ended short of its goal (Cohort's choice,
+/// `crate::walk::K_MOST_LEGS`): [`route_for`] searched without the budget, so a way one search
+/// cannot reach (a maze of forest, where the landmarks, which see the terrain and not the
+/// trees, leave the estimate no better than a straight line) is found whole once the first
+/// leg has been walked, since the goal is known to be in the walker's region.
+pub fn route_beyond(world: &mut World, ask: &Ask) -> Option<Route> {
+    plan(world, ask, None, Budget::Unlimited)
+}
+
+/// A detour for a walker held up by a crowd (Cohort's choice, `crate::walk::held`): a route as
+/// asked, searched from tile `start` (the walker's, or the free one beside it when another body
+/// stands on it), that steps on none of `blocked` (the tiles of the bodies about it) nor onto a
+/// tile anyone stands on (but the walk's target), as though they were closed ground. Its first
+/// corner is `start`'s middle when that is not the walker's tile. `None` as for [`route_for`].
+pub fn route_round(world: &mut World, ask: &Ask, start: Tile, blocked: &[Tile]) -> Option<Route> {
+    plan(world, ask, Some((start, blocked)), Budget::Spec)
+}
+
+/// [`route_for`], with `round` [`route_round`], with `budget` [`route_beyond`].
+fn plan(
+    world: &mut World,
+    ask: &Ask,
+    round: Option<(Tile, &[Tile])>,
+    budget: Budget,
+) -> Option<Route> {
     let unit = world.unit(ask.unit)?;
     let key = world.key_of(unit);
     let radius = world.rules().units[unit.kind as usize].radius;
-    let (from, to) = (ask.from.tile(), ask.to.tile());
+    let (from, to) = (round.map_or(ask.from.tile(), |r| r.0), ask.to.tile());
     let grid = world.grid();
     let region = region_here(&world.caches.regions, grid, key, from)?;
     if world.caches.regions.region_of(grid, key, to) != Some(region) {
@@ -82,18 +110,36 @@ pub fn route_for(world: &mut World, ask: &Ask) -> Option<Route> {
         })
         .collect();
 
+    let closed: Vec<Tile> = match round {
+        Some((_, blocked)) => blocked.iter().chain(&tiles).copied().collect(),
+        None => Vec::new(),
+    };
     let found = {
         let World { state, caches, .. } = &mut *world;
+        let survey = &caches.survey;
+        let grid = &state.grid;
+        let stood_on = |t: Tile| {
+            grid.index(t).is_some_and(|i| {
+                survey
+                    .on_tile(i as u32)
+                    .iter()
+                    .any(|b| !b.moving && b.entity != ask.unit && Some(b.entity) != ask.target)
+            })
+        };
         let search = Search {
             key,
             from,
             to,
             standing: &tiles,
+            blocked: &closed,
+            closed_by: round
+                .is_some()
+                .then_some(&stood_on as &dyn Fn(Tile) -> bool),
             beside_closed: true,
-            budget: Budget::Spec,
+            budget,
             landmarks: caches.landmarks.layer(&state.grid, key.layer()),
         };
-        find_route(&state.grid, &mut caches.search, &search)
+        find_route(grid, &mut caches.search, &search)
     };
     world.counters.route_searches += 1;
     world.counters.node_expansions += u64::from(found.expansions);
@@ -109,13 +155,16 @@ pub fn route_for(world: &mut World, ask: &Ask) -> Option<Route> {
         radius,
         standing: &bodies,
     };
-    let waypoints = straighten(
+    let mut waypoints = straighten(
         world.grid(),
         &walker,
         ask.from,
         world.caches.search.path(),
         found.reached.then_some(ask.to),
     );
+    if from != ask.from.tile() {
+        waypoints.insert(0, Vec2::of_tile(from));
+    }
     if waypoints.is_empty() {
         return None;
     }
@@ -127,6 +176,9 @@ pub fn route_for(world: &mut World, ask: &Ask) -> Option<Route> {
         target: ask.target,
         range: ask.range,
         replans: 0,
+        progress: Progress::from(world.state.tick),
+        fine: 0,
+        legs: 0,
     })
 }
 

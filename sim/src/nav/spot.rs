@@ -44,6 +44,10 @@ pub struct Approach<'a> {
     pub room: Fx,
     /// Spots spoken for: where others at work there stand, and where those walking are headed.
     pub taken: &'a [Vec2],
+    /// Search the caller's own face only, never the rest of the edge (Cohort's choice, for those
+    /// waiting a body's width out round a crowded target: waiting on their own side, they leave
+    /// the way round the target open to those walking to a place on another side).
+    pub own_face_only: bool,
 }
 
 /// One face of the ring round the ground: a side, with its fixed coordinate and its span.
@@ -54,14 +58,41 @@ struct Face {
     fixed: Fx,
     lo: Fx,
     hi: Fx,
+    /// The ground's own span along the face.
+    ground_lo: Fx,
+    ground_hi: Fx,
+    /// Which way the ground lies from the face across it (+1 or −1).
+    inward: Fx,
+    /// How far the caller's body reaches out from its middle (half its room).
+    half: Fx,
+    /// How far the ring stands off the ground, body edge to ground edge.
+    reach: Fx,
 }
 
 impl Face {
+    /// The point `t` along the face. Past the ground's own span the ring is rounded (Cohort's
+    /// choice): the point comes in towards the ground so the body stays `reach` off it as
+    /// `reach_gap` measures across a corner, and a shooter at its range at a face's far end is
+    /// still in range.
     fn point(&self, t: Fx) -> Vec2 {
-        if self.along_x {
-            Vec2::new(t, self.fixed)
+        let beyond = (self.ground_lo - t).max(t - self.ground_hi) - self.half;
+        let fixed = if beyond > Fx::ZERO && self.reach > Fx::ZERO {
+            let (r, e) = (
+                i128::from(self.reach.to_bits()),
+                i128::from(beyond.min(self.reach).to_bits()),
+            );
+            let across = Fx::from_bits(
+                i64::try_from(crate::position::isqrt_u128((r * r - e * e).unsigned_abs()))
+                    .unwrap_or(i64::MAX),
+            );
+            self.fixed + self.inward * (self.reach - across)
         } else {
-            Vec2::new(self.fixed, t)
+            self.fixed
+        };
+        if self.along_x {
+            Vec2::new(t, fixed)
+        } else {
+            Vec2::new(fixed, t)
         }
     }
     fn length(&self) -> Fx {
@@ -72,35 +103,36 @@ impl Face {
 /// Where to stand beside `approach.ground`; `stands(p)` says whether the caller can stand at `p`
 /// and reach it. Same inputs, same spot, every machine.
 pub fn find_standing_spot(approach: &Approach, stands: impl Fn(Vec2) -> bool) -> Spot {
-    let ring = approach.ground.widened(approach.outside);
+    let ground = approach.ground;
+    let ring = ground.widened(approach.outside);
+    let half = approach.room / 2;
+    let reach = approach.outside - half;
+    let face = |along_x: bool, fixed: Fx, inward: Fx| {
+        let (lo, hi, ground_lo, ground_hi) = if along_x {
+            (ring.min.x, ring.max.x, ground.min.x, ground.max.x)
+        } else {
+            (ring.min.y, ring.max.y, ground.min.y, ground.max.y)
+        };
+        Face {
+            along_x,
+            fixed,
+            lo,
+            hi,
+            ground_lo,
+            ground_hi,
+            inward,
+            half,
+            reach,
+        }
+    };
+    let (one, back) = (Fx::ONE, -Fx::ONE);
     let faces = [
-        Face {
-            along_x: true,
-            fixed: ring.min.y,
-            lo: ring.min.x,
-            hi: ring.max.x,
-        },
-        Face {
-            along_x: false,
-            fixed: ring.max.x,
-            lo: ring.min.y,
-            hi: ring.max.y,
-        },
-        Face {
-            along_x: true,
-            fixed: ring.max.y,
-            lo: ring.min.x,
-            hi: ring.max.x,
-        },
-        Face {
-            along_x: false,
-            fixed: ring.min.x,
-            lo: ring.min.y,
-            hi: ring.max.y,
-        },
+        face(true, ring.min.y, one),
+        face(false, ring.max.x, back),
+        face(true, ring.max.y, back),
+        face(false, ring.min.x, one),
     ];
     let own = own_face(&approach.ground, approach.from);
-    let half = approach.room / 2;
     let mut spoken_for = false;
     let mut check = |p: Vec2| -> bool {
         if approach
@@ -119,6 +151,13 @@ pub fn find_standing_spot(approach: &Approach, stands: impl Fn(Vec2) -> bool) ->
     let face = faces[own];
     if let Some(p) = walk_face(&face, approach.from, half, approach.room / 4, &mut check) {
         return Spot::Found(p);
+    }
+    if approach.own_face_only {
+        return if spoken_for {
+            Spot::Full
+        } else {
+            Spot::Blocked
+        };
     }
     // The whole edge, a worker's width at a step, nearest face points first.
     let mut best: Option<(i128, Vec2)> = None;

@@ -19,6 +19,11 @@ pub struct Body {
     pub radius: Fx,
     /// On its way somewhere (it has a route).
     pub moving: bool,
+    /// Which way it is walking: from its middle to its route's first corner (not of unit
+    /// length); zero when it stands.
+    pub heading: Vec2,
+    /// Where its walk ends (its route's goal); its middle when it stands.
+    pub goal: Vec2,
 }
 
 /// A member of a formation as filed at the start of the tick: kept apart from the bodies, which
@@ -88,6 +93,12 @@ impl Survey {
                 middle: u.position,
                 radius: rules.units[u.kind as usize].radius,
                 moving: u.route.is_some(),
+                heading: u
+                    .route
+                    .as_ref()
+                    .and_then(|r| r.waypoints.first())
+                    .map_or(Vec2::ZERO, |&c| c - u.position),
+                goal: u.route.as_ref().map_or(u.position, |r| r.goal),
             };
             if let Some(formation) = u.formation {
                 self.members.push(Member {

@@ -23,7 +23,12 @@ pub struct ScenarioFile {
     pub ticks: Option<Spanned<u64>>,
     /// A ruleset file, relative to the scenario; the embedded default when absent.
     pub rules: Option<Spanned<String>>,
-    pub map: Spanned<MapSpec>,
+    /// A snapshot file relative to the scenario (written by `cohort replay --at TURN
+    /// --scenario`): the whole state to start from, which then stands for `map`, `seed`,
+    /// `players`, `buildings`, `resources` and `units` (none of them may be given with it).
+    pub state: Option<Spanned<String>>,
+    /// Required unless `state` is given.
+    pub map: Option<Spanned<MapSpec>>,
     #[serde(default)]
     pub players: Vec<Spanned<PlayerSpec>>,
     #[serde(default)]
@@ -34,6 +39,10 @@ pub struct ScenarioFile {
     pub units: Vec<Spanned<UnitBlock>>,
     #[serde(default)]
     pub commands: Vec<Spanned<CommandSpec>>,
+    /// Players' status changes (a player leaving, resigning, dropping, joining again), each at
+    /// its tick: a match's membership events.
+    #[serde(default)]
+    pub statuses: Vec<Spanned<StatusSpec>>,
 }
 
 /// The map: exactly one of `ascii`, `file` or `generate`.
@@ -126,7 +135,28 @@ pub enum Action {
     Stop,
     Hold,
     SetFormation,
+    Disband,
     Delete,
+}
+
+/// A player's status set at a tick, before that tick's orders step (as a turn's membership
+/// events come before its commands).
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StatusSpec {
+    pub tick: u64,
+    pub player: u8,
+    pub status: Status,
+}
+
+/// A player's status as written: `playing`, `left`, `resigned` or `dropped`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Playing,
+    Left,
+    Resigned,
+    Dropped,
 }
 
 /// A unit named in a command: its id, or a name (a block's, or `kind@player`, `*@player`).

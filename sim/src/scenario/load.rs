@@ -11,7 +11,7 @@ use crate::grid::{Keyed, Occupant};
 use crate::map::{self, Layout, Legend, LegendEntry, MapError, MapOptions};
 use crate::position::{fx, Fx, Tile, Vec2};
 use crate::ruleset::{Pair, Ruleset, RulesetError, MAX_RULESET_BYTES};
-use crate::world::{EntityId, Player, PlayerId, World};
+use crate::world::{EntityId, Player, PlayerId, PlayerStatus, Snapshot, SnapshotError, World};
 use std::sync::Arc;
 use toml::Spanned;
 
@@ -35,6 +35,16 @@ pub trait Files {
     /// refused whatever follows, so no more than `most` need ever be read (an endless file
     /// costs nothing).
     fn read(&self, name: &str, most: usize) -> Result<Vec<u8>, String>;
+
+    /// The snapshot in file `name` (a scenario's `state`), or why it could not be had. The sim
+    /// does not decode snapshot files (their bytes are the protocol crate's business), so by
+    /// default none can be.
+    fn snapshot(&self, name: &str) -> Result<Snapshot, String> {
+        Err(format!(
+            "cannot read the state `{name}`: snapshot files are read by `cohort sim` and \
+             `cohort render`, not here"
+        ))
+    }
 }
 
 impl<F: Fn(&str, usize) -> Result<Vec<u8>, String>> Files for F {
@@ -59,6 +69,14 @@ pub struct Scheduled {
     pub command: PlayerCommand,
 }
 
+/// A player's status change and the tick it comes before (that tick's orders step).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScheduledStatus {
+    pub tick: u64,
+    pub player: PlayerId,
+    pub status: PlayerStatus,
+}
+
 /// A loaded scenario: the world at tick 0 and the commands to give, in tick order.
 #[derive(Clone, Debug)]
 pub struct Scenario {
@@ -67,6 +85,8 @@ pub struct Scenario {
     pub world: World,
     /// Sorted by tick; commands of one tick keep the file's order.
     pub commands: Vec<Scheduled>,
+    /// Players' status changes, sorted by tick (one tick's keep the file's order).
+    pub statuses: Vec<ScheduledStatus>,
     pub turn_ticks: u32,
     /// Ticks to run when the caller does not say.
     pub ticks: u64,
@@ -157,7 +177,10 @@ impl Loader<'_> {
             Some(t) => *t.get_ref(),
             None => DEFAULT_TURN_TICKS,
         };
-        let mut world = self.world(&file, rules.clone())?;
+        let mut world = match &file.state {
+            Some(state) => self.state(&file, state, rules.clone())?,
+            None => self.world(&file, rules.clone())?,
+        };
         for (i, r) in file.resources.iter().enumerate() {
             self.resource(&mut world, i, r)?;
         }
@@ -211,13 +234,22 @@ impl Loader<'_> {
             });
         }
         commands.sort_by_key(|c| c.tick);
-        world.prepare();
+        let mut statuses = Vec::with_capacity(file.statuses.len());
+        for (i, st) in file.statuses.iter().enumerate() {
+            statuses.push(self.status(&world, i, st)?);
+        }
+        statuses.sort_by_key(|s| s.tick);
+        if file.state.is_none() {
+            // (A snapshot's world was prepared as it was loaded.)
+            world.prepare();
+        }
         let name = file.name.clone().unwrap_or_else(|| stem(self.origin));
         Ok(Scenario {
             name,
             description: file.description.trim().to_string(),
             world,
             commands,
+            statuses,
             turn_ticks,
             ticks: file.ticks.map_or(DEFAULT_TICKS, |t| *t.get_ref()),
             names: std::mem::take(&mut self.names),
@@ -253,9 +285,54 @@ impl Loader<'_> {
         Ok(bytes)
     }
 
+    /// The world of a scenario's `state`: the snapshot it names, alone.
+    fn state(
+        &self,
+        file: &ScenarioFile,
+        state: &Spanned<String>,
+        rules: Arc<Ruleset>,
+    ) -> Result<World, ScenarioError> {
+        let at = state.span().start;
+        let also = [
+            ("map", file.map.is_some()),
+            ("seed", file.seed.is_some()),
+            ("players", !file.players.is_empty()),
+            ("buildings", !file.buildings.is_empty()),
+            ("resources", !file.resources.is_empty()),
+            ("units", !file.units.is_empty()),
+        ];
+        if let Some((name, _)) = also.iter().find(|(_, given)| *given) {
+            return Err(self.err(
+                at,
+                "state",
+                format!(
+                    "a scenario with a `state` takes its map, players and entities from it: \
+                     leave out `{name}`"
+                ),
+            ));
+        }
+        let snapshot = self
+            .files
+            .snapshot(state.get_ref())
+            .map_err(|m| self.err(at, "state", m))?;
+        World::from_snapshot(rules, snapshot).map_err(|e| {
+            let hint = match e {
+                SnapshotError::OtherRuleset => {
+                    " (name the ruleset it was taken under with `rules`, or pass --rules)"
+                }
+                SnapshotError::Inconsistent(_) => "",
+            };
+            self.err(at, "state", format!("`{}`: {e}{hint}", state.get_ref()))
+        })
+    }
+
     fn world(&mut self, file: &ScenarioFile, rules: Arc<Ruleset>) -> Result<World, ScenarioError> {
-        let spec = file.map.get_ref();
-        let map_at = file.map.span().start;
+        let Some(map_spec) = &file.map else {
+            // What is missing belongs to the top-level table: line 1.
+            return Err(self.err(0, "map", "a scenario needs a `map` (or a `state`)"));
+        };
+        let spec = map_spec.get_ref();
+        let map_at = map_spec.span().start;
         let given = [
             spec.ascii.is_some(),
             spec.file.is_some(),
@@ -676,6 +753,41 @@ impl Loader<'_> {
         }
     }
 
+    /// A `[[statuses]]` entry: a player of the world, at a tick the scenario can reach.
+    fn status(
+        &self,
+        world: &World,
+        i: usize,
+        spec: &Spanned<StatusSpec>,
+    ) -> Result<ScheduledStatus, ScenarioError> {
+        let (s, at) = (spec.get_ref(), spec.span().start);
+        if s.tick > MAX_SCENARIO_TICKS {
+            return Err(self.err(
+                at,
+                format!("statuses[{i}].tick"),
+                format!("at most {MAX_SCENARIO_TICKS} (MAX_SCENARIO_TICKS)"),
+            ));
+        }
+        if !world.state.players.iter().any(|p| p.id == s.player) {
+            return Err(self.err(
+                at,
+                format!("statuses[{i}].player"),
+                format!("there is no player {}", s.player),
+            ));
+        }
+        let status = match s.status {
+            Status::Playing => PlayerStatus::Playing,
+            Status::Left => PlayerStatus::Left,
+            Status::Resigned => PlayerStatus::Resigned,
+            Status::Dropped => PlayerStatus::Dropped,
+        };
+        Ok(ScheduledStatus {
+            tick: s.tick,
+            player: s.player,
+            status,
+        })
+    }
+
     fn command(
         &self,
         world: &World,
@@ -745,6 +857,7 @@ impl Loader<'_> {
                 units,
                 formation: c.formation.ok_or_else(|| need("formation"))?,
             },
+            Action::Disband => Command::Disband { units },
             Action::Delete => Command::Delete { units },
         };
         Ok(PlayerCommand {
@@ -852,6 +965,7 @@ pub fn default_map(rules: Arc<Ruleset>, opts: MapOptions) -> Scenario {
         description: String::new(),
         world,
         commands,
+        statuses: Vec::new(),
         turn_ticks: DEFAULT_TURN_TICKS,
         ticks: DEFAULT_TICKS,
         names: Vec::new(),

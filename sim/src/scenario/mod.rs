@@ -14,12 +14,13 @@ pub mod watch;
 
 pub use error::{line_of, locate_field, text_of, ScenarioError};
 pub use format::{
-    Action, BuildingSpec, CommandSpec, MapSpec, PlayerSpec, ResourceSpec, ScenarioFile, TargetRef,
-    UnitBlock, UnitRef,
+    Action, BuildingSpec, CommandSpec, MapSpec, PlayerSpec, ResourceSpec, ScenarioFile, Status,
+    StatusSpec, TargetRef, UnitBlock, UnitRef,
 };
 pub use load::{
     default_map, ruleset_error, ruleset_from_bytes, Files, NoFiles, Scenario, Scheduled,
-    MAX_MAP_FILE_BYTES, MAX_PLAYERS, MAX_SCENARIO_BYTES, MAX_SCENARIO_TICKS, MAX_SCENARIO_UNITS,
+    ScheduledStatus, MAX_MAP_FILE_BYTES, MAX_PLAYERS, MAX_SCENARIO_BYTES, MAX_SCENARIO_TICKS,
+    MAX_SCENARIO_UNITS,
 };
 pub use report::{BuildingReport, Report, ResourceReport, UnitReport};
 pub use runner::Runner;

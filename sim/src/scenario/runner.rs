@@ -1,7 +1,7 @@
 //! The headless runner: gives each command at its tick, runs the ticks, and takes the state's
 //! hash after every network turn.
 
-use super::load::{Scenario, Scheduled};
+use super::load::{Scenario, Scheduled, ScheduledStatus};
 use super::report::Report;
 use super::watch::Watch;
 use crate::command::PlayerCommand;
@@ -17,7 +17,13 @@ pub struct Runner {
     pub commands: Vec<Scheduled>,
     /// The first command not yet given.
     next: usize,
+    /// Players' status changes, sorted by tick.
+    pub statuses: Vec<ScheduledStatus>,
+    /// The first status change not yet made.
+    next_status: usize,
     pub turn_ticks: u32,
+    /// The world's tick when the run began (0, or a `state` snapshot's).
+    start_tick: u64,
     /// The hash after every whole turn so far (ticks `turn_ticks`, `2 × turn_ticks`, …).
     pub turn_hashes: Vec<StateHash>,
     /// Stalls, overlaps and the rest, watched after every tick.
@@ -26,12 +32,16 @@ pub struct Runner {
 
 impl Runner {
     pub fn new(s: Scenario) -> Runner {
+        let start_tick = s.world.tick();
         Runner {
             name: s.name,
             world: s.world,
             commands: s.commands,
             next: 0,
+            statuses: s.statuses,
+            next_status: 0,
             turn_ticks: s.turn_ticks.max(1),
+            start_tick,
             turn_hashes: Vec::new(),
             watch: Watch::default(),
         }
@@ -43,12 +53,31 @@ impl Runner {
         self.world = world;
         let tick = self.world.tick();
         self.next = self.commands.partition_point(|c| c.tick < tick);
+        self.next_status = self.statuses.partition_point(|s| s.tick < tick);
     }
 
-    /// Runs one tick with the commands scheduled for it. Same scenario, same result everywhere.
+    /// Runs one tick with the status changes, then the commands, scheduled for it (a turn's
+    /// membership events, then its commands). Same scenario, same result everywhere.
     pub fn step(&mut self) {
+        self.step_with(|world, now| world.step(now));
+    }
+
+    /// [`Runner::step`], with the tick itself run by `run_tick` (given the world and the tick's
+    /// commands, it must call `world.step(commands)` once): for a benchmark that times the tick
+    /// alone, without the watch and the hashes round it.
+    pub fn step_with(&mut self, run_tick: impl FnOnce(&mut World, &[PlayerCommand])) {
         self.watch.observe_start(&self.world);
         let tick = self.world.tick();
+        while let Some(s) = self
+            .statuses
+            .get(self.next_status)
+            .filter(|s| s.tick <= tick)
+        {
+            if s.tick == tick {
+                self.world.set_player_status(s.player, s.status);
+            }
+            self.next_status += 1;
+        }
         while self.next < self.commands.len() && self.commands[self.next].tick < tick {
             self.next += 1;
         }
@@ -62,7 +91,7 @@ impl Runner {
             .collect();
         self.watch
             .commanded(now.iter().flat_map(|c| c.command.units().iter().copied()));
-        self.world.step(&now);
+        run_tick(&mut self.world, &now);
         self.watch.observe(&self.world);
         if self.world.tick().is_multiple_of(u64::from(self.turn_ticks)) {
             self.turn_hashes.push(self.world.hash());
@@ -81,6 +110,7 @@ impl Runner {
     pub fn report(&self) -> Report {
         let mut report = Report::of(&self.name, &self.world, self.turn_ticks, &self.turn_hashes);
         report.watch = self.watch.report(&self.world);
+        report.ticks = self.world.tick().saturating_sub(self.start_tick);
         report
     }
 }

@@ -91,11 +91,21 @@ fn fight(world: &mut World, i: usize) {
         return;
     }
     world.counters.replans += 1;
-    let plan = plan_chase(world, i, target, reach);
+    let mut plan = plan_chase(world, i, target, reach);
     let u = &mut world.state.units[i];
+    // The same walk planned again (to the same place) is held up as long as before.
+    if let (Some(new), Some(old)) = (plan.route.as_mut(), u.route.as_ref()) {
+        if new.goal == old.goal && new.progress != old.progress {
+            new.progress.since = old.progress.since;
+            new.progress.detoured = old.progress.detoured;
+        }
+    }
     u.replan_at_ms = now_ms + replan_wait(at);
+    // A chase that found no walk (every place round the target spoken for, or no way there
+    // through the crowd) waits out its replan wait where it stands, as one at a waiting place
+    // does, rather than planning again every tick (Cohort's choice).
+    u.chase_waits = plan.waits || plan.route.is_none();
     u.route = plan.route;
-    u.chase_waits = plan.waits;
 }
 
 /// Unit `i` was struck by `striker`: when it stands idle, has an attack, and the striker is a

@@ -270,6 +270,7 @@ fn reachable_goal(world: &World, id: EntityId, to: Vec2, headed: &[Vec2]) -> Opt
         outside: radius,
         room: radius * 2,
         taken: headed,
+        own_face_only: false,
     };
     match find_standing_spot(&approach, |p| stands_in(world, key, region, p)) {
         Spot::Found(p) => Some(p),

@@ -10,6 +10,7 @@
 //! build works at a foundation from its own spot until the building is complete.
 
 use super::patch::{part_beside, patch_of};
+use crate::nav::chase::K_WAITING_RINGS;
 use crate::nav::{
     find_standing_spot, region_here, route_for, spot::stands_in, Approach, Ask, Spot,
 };
@@ -67,7 +68,8 @@ fn crew_spots(world: &World, i: usize, parts: &[EntityId]) -> Vec<Vec2> {
 
 /// Sends unit `i` to a standing spot at `target`'s ground (its crew mates' spots taken: pass
 /// `crew` false for a drop site, where nobody keeps a spot); when all are taken it waits a body's
-/// width further out, its waiting place spoken for too. At a patch it gathers from the part
+/// width further out, its waiting place spoken for too — unless a resource of the kind near by
+/// has a spot free ([`free_neighbour`]): a crew goes there. At a patch it gathers from the part
 /// beside its spot. Gives up when the ground is blocked all round.
 fn approach(world: &mut World, i: usize, target: EntityId, crew: bool) {
     let Some((ground, parts)) = ground_of(world, target) else {
@@ -88,13 +90,14 @@ fn approach(world: &mut World, i: usize, target: EntityId, crew: bool) {
     let mut outside = radius - K_INSIDE;
     let mut wait = false;
     let mut spot = None;
-    for _ in 0..2 {
+    for _ in 0..=K_WAITING_RINGS {
         let ask = Approach {
             ground,
             from: at,
             outside,
             room: radius * 2,
             taken,
+            own_face_only: false,
         };
         let stands = |p: Vec2| stands_in(world, key, region, p);
         match find_standing_spot(&ask, stands) {
@@ -103,6 +106,13 @@ fn approach(world: &mut World, i: usize, target: EntityId, crew: bool) {
                 break;
             }
             Spot::Full if !wait => {
+                // Another resource of the kind near by has a spot free: work there (Cohort's
+                // choice, as AoE II's villagers do: one tree of a wood line has room for two).
+                if let Some(next) = crew.then(|| free_neighbour(world, i, target)).flatten() {
+                    world.state.units[i].order = Order::Gather { target: next };
+                    approach(world, i, next, crew);
+                    return;
+                }
                 // A spot will come free: wait a body's width further out.
                 wait = true;
                 outside += radius * 2;
@@ -201,25 +211,67 @@ fn gather(world: &mut World, i: usize, target: EntityId) {
     }
 }
 
+/// How many of the nearest resources of its kind a worker tries for a free spot when every
+/// spot at its own is taken (Cohort's choice: bounds the work of one refusal).
+pub const K_NEIGHBOURS_TRIED: usize = 16;
+
+/// The resources of `r`'s kind within [`K_NEXT_RESOURCE_REACH`] of it, other than `r`, nearest
+/// first (ties in id order).
+fn neighbours(world: &World, r: &crate::world::Resource) -> Vec<EntityId> {
+    let mut near: Vec<(i32, EntityId)> = world
+        .state
+        .resources
+        .iter()
+        .filter(|o| o.kind == r.kind && o.id != r.id)
+        .map(|o| {
+            let d = (o.tile.x - r.tile.x).abs().max((o.tile.y - r.tile.y).abs());
+            (d, o.id)
+        })
+        .filter(|&(d, _)| d <= K_NEXT_RESOURCE_REACH)
+        .collect();
+    near.sort_unstable();
+    near.into_iter().map(|(_, id)| id).collect()
+}
+
+/// The nearest resource of `target`'s kind (of the [`K_NEIGHBOURS_TRIED`] nearest) with a spot
+/// free for unit `i`, its crew's spots taken.
+fn free_neighbour(world: &World, i: usize, target: EntityId) -> Option<EntityId> {
+    let r = world.resource(target)?;
+    let u = &world.state.units[i];
+    let radius = world.rules().units[u.kind as usize].radius;
+    let key = world.key_of(u);
+    let region = region_here(&world.caches.regions, world.grid(), key, u.position.tile());
+    neighbours(world, r)
+        .into_iter()
+        .take(K_NEIGHBOURS_TRIED)
+        .find(|&n| {
+            let Some((ground, parts)) = ground_of(world, n) else {
+                return false;
+            };
+            let taken = crew_spots(world, i, &parts);
+            let ask = Approach {
+                ground,
+                from: u.position,
+                outside: radius - K_INSIDE,
+                room: radius * 2,
+                taken: &taken,
+                own_face_only: false,
+            };
+            matches!(
+                find_standing_spot(&ask, |p| stands_in(world, key, region, p)),
+                Spot::Found(_)
+            )
+        })
+}
+
 /// A resource ran out: it is removed (a felled tree frees its tile) and its crew moves on to the
 /// nearest resource of the same kind within [`K_NEXT_RESOURCE_REACH`], or carries home and stops.
 fn ran_out(world: &mut World, id: EntityId) {
     let Some(r) = world.resource(id).cloned() else {
         return;
     };
+    let next = neighbours(world, &r).first().copied();
     world.remove_resource(id);
-    let next = world
-        .state
-        .resources
-        .iter()
-        .filter(|o| o.kind == r.kind)
-        .map(|o| {
-            let d = (o.tile.x - r.tile.x).abs().max((o.tile.y - r.tile.y).abs());
-            (d, o.id)
-        })
-        .filter(|&(d, _)| d <= K_NEXT_RESOURCE_REACH)
-        .min()
-        .map(|(_, id)| id);
     for u in &mut world.state.units {
         if u.order == (Order::Gather { target: id }) {
             u.work_spot = None;

@@ -36,6 +36,7 @@ fn every_spot(
             outside,
             room,
             taken: &taken,
+            own_face_only: false,
         };
         match find_standing_spot(&ask, |p| stands_in(world, key, region, p)) {
             Spot::Found(p) => taken.push(p),
@@ -112,6 +113,7 @@ pub fn planner(files: &dyn Files) -> Outcome {
             outside,
             room,
             taken,
+            own_face_only: false,
         };
         find_standing_spot(&a, stands)
     };

@@ -43,6 +43,13 @@ pub struct Stepper<'a> {
     /// Marching to its place in a formation: the formation and the place ([`marching_with`]);
     /// `None` for every other walk.
     pub march: Option<(u32, Vec2)>,
+    /// Held up long enough to squeeze past those on the move: it keeps only
+    /// [`super::held::K_SQUEEZE_APART`] of their radii from walkers going elsewhere (Cohort's
+    /// choice): `Some` of the point it walks to.
+    pub squeeze: Option<Vec2>,
+    /// Walking through everyone (held long while squeezing, [`super::held::K_THROUGH_AFTER_TICKS`]):
+    /// it keeps apart from nobody.
+    pub through: bool,
 }
 
 /// The formation a walker on `route` marches in, and its place in it: its own (`formation`)
@@ -61,12 +68,34 @@ pub fn squared(v: Vec2) -> i128 {
     x * x + y * y
 }
 
+/// Whether a walker stepping `step` and one walking `heading` come at each other: their ways
+/// are more than 135° apart (Cohort's choice, with the head-on rule of [`Stepper::keep_apart`]).
+fn meets_head_on(step: Vec2, heading: Vec2) -> bool {
+    let dot = step.dot(heading);
+    // cos 135° = -1/√2: dot < 0 and dot² > |step|²|heading|² / 2.
+    dot < Fx::ZERO && {
+        let d = i128::from(dot.to_bits());
+        2 * d * d > (squared(step) * squared(heading)) >> 32
+    }
+}
+
 impl Stepper<'_> {
     /// The keep-apart allowance between the walker and `b`, squared (raw bits).
     fn allowance_sq(&self, b: &Body) -> i128 {
-        let allow = (self.radius + b.radius) * K_KEEP_APART;
-        let a = i128::from(allow.to_bits());
+        let a = i128::from(self.allowance(b).to_bits());
         a * a
+    }
+
+    /// The keep-apart allowance between the walker and `b`: [`K_KEEP_APART`] of their radii,
+    /// or [`super::held::K_SQUEEZE_APART`] of them from a walker it squeezes past.
+    pub fn allowance(&self, b: &Body) -> Fx {
+        let elsewhere = |to: Vec2| b.goal.chebyshev(to) > super::held::K_SAME_WAY;
+        let share = if b.moving && self.squeeze.is_some_and(elsewhere) {
+            super::held::K_SQUEEZE_APART
+        } else {
+            K_KEEP_APART
+        };
+        (self.radius + b.radius) * share
     }
 
     /// Whether the ground lets the walker step from `from` to `p`: the line's middle crosses no
@@ -97,6 +126,35 @@ impl Stepper<'_> {
                     || self.grid.passable(self.key, Tile::new(x, y))
             })
         })
+    }
+
+    /// Whether a walker at `at` can go straight on to `next` past the bodies about it: the line
+    /// brings it nearer than the allowance to none it is not already nearer to, among those
+    /// within `reach` of `at` (bodies further along are kept apart from as it comes to them). What
+    /// the look-ahead asks before cutting a corner besides the ground (Cohort's choice: the
+    /// corners of a way through the gaps of a crowd lie close together, and cutting them walks
+    /// into the crowd).
+    pub fn sees_past_bodies(&self, at: Vec2, next: Vec2, reach: Fx) -> bool {
+        if self.through {
+            return true;
+        }
+        let line = next - at;
+        let along = line.dot(line);
+        self.survey
+            .near(at, reach + self.radius + self.widest)
+            .filter(|b| b.entity != self.me)
+            .all(|b| {
+                let to_b = b.middle - at;
+                let t = if along == Fx::ZERO {
+                    Fx::ZERO
+                } else {
+                    (to_b.dot(line) / along).clamp(Fx::ZERO, fx(1))
+                };
+                let nearest = squared(at + line * t - b.middle);
+                nearest >= self.allowance_sq(b)
+                    || nearest >= squared(to_b)
+                    || self.lets_through(at, b)
+            })
     }
 
     /// Bodies a walker at `p` might come too near: everyone but itself. Those it lets through
@@ -154,6 +212,9 @@ impl Stepper<'_> {
     /// keeps the scan inlined (asked in the same closure, the tick benchmark's median rose from
     /// about 525 to 650 µs).
     pub fn crowds(&self, from: Vec2, p: Vec2) -> bool {
+        if self.through {
+            return false;
+        }
         let too_near = |b: &Body| {
             let now = squared(p - b.middle);
             now < self.allowance_sq(b) && now < squared(from - b.middle)
@@ -178,6 +239,7 @@ impl Stepper<'_> {
             return from;
         }
         let mut bend = Vec2::ZERO;
+        let mut head_on = false;
         for b in self.near(to) {
             let now = squared(to - b.middle);
             if now >= self.allowance_sq(b)
@@ -186,7 +248,8 @@ impl Stepper<'_> {
             {
                 continue;
             }
-            let allow = (self.radius + b.radius) * K_KEEP_APART;
+            head_on |= b.moving && meets_head_on(step, b.heading);
+            let allow = self.allowance(b);
             let away = to - b.middle;
             let away = if away == Vec2::ZERO {
                 step.perp()
@@ -199,7 +262,9 @@ impl Stepper<'_> {
             bend = bend.with_length(len);
         }
         let perp = step.perp().with_length(len);
-        let side = if bend.dot(perp) >= Fx::ZERO {
+        // Movers meeting head-on both turn to their right (Cohort's choice): each turned its
+        // own way by the bend, two walkers coming at each other would step into each other.
+        let side = if head_on || bend.dot(perp) >= Fx::ZERO {
             perp
         } else {
             -perp
@@ -210,7 +275,12 @@ impl Stepper<'_> {
         }
         [bent, from + side, from - side]
             .into_iter()
-            .find(|&p| p != from && self.open_step(from, p) && !self.crowds(from, p))
+            .find(|&p| {
+                p != from
+                    && self.open_step(from, p)
+                    && self.body_open(from, p)
+                    && !self.crowds(from, p)
+            })
             .unwrap_or(from)
     }
 }

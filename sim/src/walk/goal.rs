@@ -9,7 +9,7 @@
 use super::apart::{squared, Stepper};
 use crate::astar::body_clear;
 use crate::nav::Body;
-use crate::position::{fx, fx_ratio, Fx, Vec2};
+use crate::position::{fx, fx_ratio, Fx, Tile, Vec2};
 use crate::world::{find, World};
 
 /// Rings round a taken goal lie this far apart: the spacing of a formation, 0.7 of a tile.
@@ -22,6 +22,26 @@ pub const K_MOST_RING_TRIES: u8 = 4;
 /// choice, not the spec's: the spec says only that the free place is one nobody is walking to,
 /// and names no distance; walkers further off are not asked.
 pub const K_HEADED_REACH: Fx = fx(6);
+
+/// The point a walk on `route` by `u` was sent to: its move's point (the walk may be making
+/// for a free place round it), else where the walk goes.
+pub fn point_of(u: &crate::world::Unit, route: &crate::world::Route) -> Vec2 {
+    match u.order {
+        crate::world::Order::Move { to } | crate::world::Order::AttackMove { to }
+            if route.target.is_none() =>
+        {
+            to
+        }
+        _ => route.goal,
+    }
+}
+
+/// Whether a walker at `at` on `route`, a walk to a point, is within the rings round the point
+/// ([`K_RINGS`] × [`K_RING_SPACING`]): where someone on the goal, or a crowd at it, stops it.
+pub fn near_point(u: &crate::world::Unit, route: &crate::world::Route, at: Vec2) -> bool {
+    route.target.is_none()
+        && at.chebyshev(point_of(u, route)) <= K_RING_SPACING * i64::from(K_RINGS)
+}
 
 /// The standing body whose box a walker of the stepper's radius at `goal` would overlap.
 pub fn taken_by<'a>(s: &'a Stepper<'a>, goal: Vec2) -> Option<&'a Body> {
@@ -36,11 +56,53 @@ pub fn up_against(s: &Stepper, at: Vec2, b: &Body) -> bool {
     squared(at - b.middle) <= reach * reach
 }
 
-/// Whether a walker at `at` has come up against anyone standing.
-pub fn against_standing(s: &Stepper, at: Vec2) -> bool {
-    s.survey
+/// The most tiles [`against_crowd_at`] looks over for the crowd to join the goal (Cohort's
+/// choice: more than any crowd's tiles between a walker and its point, far fewer than a map's).
+pub const K_CROWD_LOOK: usize = 1024;
+
+/// Whether a walker at `at` has come up against a crowd standing at `goal`: a body standing,
+/// touching it, on a tile joined (eight ways round, over tiles with someone standing) to the
+/// goal's tile or one beside it — the spec's "a crowd at the goal", which a walker stops
+/// against. Someone standing on the way, not joined to the goal, is walked round instead.
+pub fn against_crowd_at(s: &Stepper, at: Vec2, goal: Vec2) -> bool {
+    let Some(b) = s
+        .survey
         .near(at, s.radius + s.widest)
-        .any(|b| b.entity != s.me && !b.moving && up_against(s, at, b))
+        .find(|b| b.entity != s.me && !b.moving && up_against(s, at, b))
+    else {
+        return false;
+    };
+    let goal = goal.tile();
+    let standing = |t: Tile| {
+        s.grid
+            .index(t)
+            .is_some_and(|i| s.survey.on_tile(i as u32).iter().any(|o| !o.moving))
+    };
+    let mut seen = vec![b.middle.tile()];
+    let mut k = 0;
+    while k < seen.len() && seen.len() <= K_CROWD_LOOK {
+        let t = seen[k];
+        if (t.x - goal.x).abs() <= 1 && (t.y - goal.y).abs() <= 1 {
+            return true;
+        }
+        for (dx, dy) in [
+            (0, -1),
+            (1, 0),
+            (0, 1),
+            (-1, 0),
+            (1, -1),
+            (1, 1),
+            (-1, 1),
+            (-1, -1),
+        ] {
+            let n = t.offset(dx, dy);
+            if !seen.contains(&n) && standing(n) {
+                seen.push(n);
+            }
+        }
+        k += 1;
+    }
+    false
 }
 
 /// The nearest free place round `goal` on the rings that a walker at `at` can walk straight to:

@@ -12,15 +12,18 @@
 
 pub mod apart;
 pub mod goal;
+pub mod held;
 pub mod push;
 pub mod reach;
+pub mod short;
 
 pub use apart::{marching_with, Stepper, K_KEEP_APART};
 pub use goal::{K_MOST_RING_TRIES, K_RINGS, K_RING_SPACING};
 pub use reach::{box_of, in_range, reach_gap, walk_may_end, K_INSIDE};
 
 use crate::astar::body_clear;
-use crate::nav::{route_for, Ask};
+use crate::astar::K_SHORT_ROUTE;
+use crate::nav::{route_beyond, route_for, Ask};
 use crate::position::{fx, Fx, Vec2};
 use crate::world::{Order, Route, Unit, UnitState, World, TICK_MS};
 
@@ -28,6 +31,11 @@ use crate::world::{Order, Route, Unit, UnitState, World, TICK_MS};
 pub const K_LOOK_AHEAD: Fx = fx(1);
 /// Ground closing across a walk replans it at most this many times an order.
 pub const K_MOST_REPLANS: u8 = 4;
+/// A walk whose route ends short of its goal (the search's budget spent on a long way, or a
+/// short way walked as far as the search got) is planned on from where it ends, at most this
+/// many times an order (Cohort's choice: the spec's walk ends there and the order is dropped
+/// hundreds of tiles from its goal).
+pub const K_MOST_LEGS: u8 = 32;
 
 /// A unit's speed in tiles per second: its kind's, raised by its owner's technologies.
 pub fn speed_of(world: &World, u: &Unit) -> Fx {
@@ -70,6 +78,8 @@ enum Outcome {
     Done(Vec2),
     /// Ground closed across the step: plan again from here.
     Replan(Vec2),
+    /// The route ended short of its goal: plan the next leg from here.
+    LegEnd(Vec2),
 }
 
 /// Walks every route once (tick step 6, with the pushes of `push_idle`). Same state, same walk.
@@ -86,8 +96,15 @@ pub fn walk_all(world: &mut World) {
             continue;
         };
         let outcome = walk(world, i, &mut route, widest);
+        let now = world.state.tick;
         let at = match outcome {
             Outcome::Walking { at, ring } => {
+                let u = &world.state.units[i];
+                let fighting = u.fight.is_some() || matches!(u.order, Order::Attack { .. });
+                held::note(&mut route, at, !fighting, now);
+                if held::due_detour(&world.state.units[i], &route, at, now) {
+                    held::detour(world, i, &mut route, at);
+                }
                 let u = &mut world.state.units[i];
                 u.ring_tries += u8::from(ring);
                 u.route = Some(route);
@@ -101,6 +118,10 @@ pub fn walk_all(world: &mut World) {
                 replan(world, i, route, at);
                 at
             }
+            Outcome::LegEnd(at) => {
+                next_leg(world, i, route, at);
+                at
+            }
         };
         world.state.units[i].position = at;
         world.caches.survey.move_body(i, at);
@@ -110,18 +131,29 @@ pub fn walk_all(world: &mut World) {
     }
 }
 
+/// The stepper for unit `i` walking `route` this tick.
+pub fn stepper<'a>(world: &'a World, i: usize, route: &Route) -> Stepper<'a> {
+    let u = &world.state.units[i];
+    Stepper {
+        grid: world.grid(),
+        survey: &world.caches.survey,
+        key: world.key_of(u),
+        me: u.id,
+        radius: world.rules().units[u.kind as usize].radius,
+        widest: widest(world),
+        march: apart::marching_with(u.formation, route),
+        squeeze: held::squeezes(route, world.state.tick).then(|| goal::point_of(u, route)),
+        through: route.progress.through,
+    }
+}
+
 /// One unit's walk this tick.
 fn walk(world: &World, i: usize, route: &mut Route, widest: Fx) -> Outcome {
     let u = &world.state.units[i];
     let radius = world.rules().units[u.kind as usize].radius;
     let s = Stepper {
-        grid: world.grid(),
-        survey: &world.caches.survey,
-        key: world.key_of(u),
-        me: u.id,
-        radius,
         widest,
-        march: apart::marching_with(u.formation, route),
+        ..stepper(world, i, route)
     };
     let mut speed = speed_of(world, u);
     if let Some(cap) = route.speed_cap {
@@ -144,14 +176,15 @@ fn walk(world: &World, i: usize, route: &mut Route, widest: Fx) -> Outcome {
         };
         let d = at.distance(next);
         if d == Fx::ZERO {
-            route.waypoints.remove(0);
+            route.pass_corner();
             continue;
         }
         if route.waypoints.len() > 1
             && d <= K_LOOK_AHEAD
             && body_clear(s.grid, s.key, at, route.waypoints[1], radius)
+            && (route.fine == 0 || s.sees_past_bodies(at, route.waypoints[1], K_LOOK_AHEAD))
         {
-            route.waypoints.remove(0);
+            route.pass_corner();
             continue;
         }
         let (to, lands) = if d <= left {
@@ -189,34 +222,44 @@ fn walk(world: &World, i: usize, route: &mut Route, widest: Fx) -> Outcome {
             break;
         }
         if lands {
-            route.waypoints.remove(0);
+            route.pass_corner();
         }
     }
     if route.waypoints.is_empty() {
-        return Outcome::Done(at);
+        let short = !route.has_goal && route.target.is_none();
+        return if short {
+            Outcome::LegEnd(at)
+        } else {
+            Outcome::Done(at)
+        };
     }
-    if route.target.is_none() && route.waypoints.len() == 1 {
+    if route.target.is_none() {
         // Someone on the goal: stop against them, then make for a free place round it. A walker
-        // held still on its last leg by those walking in does the same.
-        let goal = route.waypoints[0];
-        // Up against whoever stands on the goal: only ever within two bodies' widths of it.
-        let within_reach = at.chebyshev(goal) <= (radius + widest) * 2;
-        let against =
-            within_reach && goal::taken_by(&s, goal).is_some_and(|b| goal::up_against(&s, at, b));
-        let near_goal = at.chebyshev(goal) <= K_RING_SPACING * i64::from(K_RINGS);
-        let against_crowd = held && goal::against_standing(&s, at);
-        if against_crowd && !near_goal {
-            // Walking into a crowd at the goal: stop against those it comes to.
-            return Outcome::Done(at);
-        }
-        if (held && near_goal) || against {
+        // held still on its last leg, or near the goal, by those walking in does the same.
+        let goal = goal::point_of(u, route);
+        let near_goal = goal::near_point(u, route, at);
+        // Held still: this tick, or, jostled by those milling about, for a second without
+        // getting on (Cohort's choice: a walker that moves a little every tick is held too).
+        let held = held || held::held_ticks(route, world.state.tick) >= held::K_HELD_STILL_TICKS;
+        // Walking into a crowd at the goal: it makes for a free place round the point while one
+        // is left (Cohort's choice: a group arriving in file spreads round its point rather
+        // than stand in a tail behind it), else stops against those it comes to.
+        let into_crowd = held && !near_goal && goal::against_crowd_at(&s, at, goal);
+        let up_to_goal = route.waypoints.len() == 1 || near_goal;
+        let against = up_to_goal
+            && at.chebyshev(goal) <= (radius + widest) * 2
+            && goal::taken_by(&s, goal).is_some_and(|b| goal::up_against(&s, at, b));
+        if into_crowd || (up_to_goal && held && near_goal) || against {
             if u.ring_tries >= K_MOST_RING_TRIES {
                 return Outcome::Done(at);
             }
             return match goal::free_place(world, &s, at, goal) {
                 Some(p) => {
-                    route.waypoints[0] = p;
+                    route.waypoints = vec![p];
                     route.goal = p;
+                    route.has_goal = true;
+                    route.fine = 0;
+                    route.progress = crate::world::Progress::from(world.state.tick);
                     Outcome::Walking { at, ring: true }
                 }
                 None => Outcome::Done(at),
@@ -266,6 +309,42 @@ pub fn give_up(u: &mut Unit) {
     u.state = UnitState::Idle;
 }
 
+/// The route ran out short of its goal: plan the next leg from where the unit stands, up to
+/// [`K_MOST_LEGS`] an order; when there is none, or no leg left, the walk is over there. A long
+/// way's next leg ([`K_SHORT_ROUTE`] or more) is searched without the budget
+/// ([`route_beyond`]); a short way's (walked as far as the search got into a crowd) within it,
+/// as the crowd may have moved on.
+fn next_leg(world: &mut World, i: usize, old: Route, at: Vec2) {
+    let id = world.state.units[i].id;
+    if old.legs >= K_MOST_LEGS {
+        finish(&mut world.state.units[i]);
+        return;
+    }
+    let ask = Ask {
+        unit: id,
+        from: at,
+        to: old.goal,
+        target: None,
+        range: old.range,
+    };
+    world.counters.replans += 1;
+    let long = at.chebyshev(old.goal) >= Fx::from_num(K_SHORT_ROUTE);
+    let next = if long {
+        route_beyond(world, &ask)
+    } else {
+        route_for(world, &ask)
+    };
+    match next {
+        Some(mut r) => {
+            r.legs = old.legs + 1;
+            r.replans = old.replans;
+            r.speed_cap = old.speed_cap;
+            world.state.units[i].route = Some(r);
+        }
+        None => finish(&mut world.state.units[i]),
+    }
+}
+
 /// Ground closed across the walk: plan again from where the unit stands, up to
 /// [`K_MOST_REPLANS`] times an order; then the order is given up.
 fn replan(world: &mut World, i: usize, old: Route, at: Vec2) {
@@ -285,6 +364,7 @@ fn replan(world: &mut World, i: usize, old: Route, at: Vec2) {
     match route_for(world, &ask) {
         Some(mut r) => {
             r.replans = old.replans + 1;
+            r.legs = old.legs;
             r.speed_cap = old.speed_cap;
             world.state.units[i].route = Some(r);
         }

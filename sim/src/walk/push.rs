@@ -83,9 +83,11 @@ pub fn pushed_step(world: &mut World, i: usize, widest: Fx) {
         radius,
         widest,
         march: None,
+        squeeze: None,
+        through: false,
     };
     let to = u.position + push.nudge;
-    if !s.open_step(u.position, to) {
+    if !s.open_step(u.position, to) || !s.body_open(u.position, to) {
         world.state.units[i].pushed = None;
         return;
     }

@@ -71,6 +71,77 @@ pub struct Route {
     pub range: Fx,
     /// Replans spent on this order (at most the spec's `kMostReplans`).
     pub replans: u8,
+    /// How the walk is getting on: what a walker held up by a crowd does depends on how long it
+    /// has been held (`crate::walk::held`, Cohort's choice).
+    #[serde(default)]
+    pub progress: Progress,
+    /// How many of the first corners are a way through the gaps of a crowd
+    /// (`crate::walk::short`): the look-ahead cuts those only past the bodies about them too.
+    #[serde(default)]
+    pub fine: u8,
+    /// Legs walked of a way one search does not reach (`crate::walk::K_MOST_LEGS`, Cohort's
+    /// choice): a route that ends short of its goal is planned on from where it ends.
+    #[serde(default)]
+    pub legs: u8,
+}
+
+impl Route {
+    /// The first corner is passed (landed on, or cut).
+    pub fn pass_corner(&mut self) {
+        if !self.waypoints.is_empty() {
+            self.waypoints.remove(0);
+        }
+        self.fine = self.fine.saturating_sub(1);
+    }
+}
+
+/// How a walk is getting on (Cohort's choice: no crowd holds a walker still for good; see
+/// `crate::walk::held`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Progress {
+    /// The nearest the walker has come to its first corner since it last got on.
+    pub nearest: Fx,
+    /// The corners its walk had left then.
+    pub corners: u32,
+    /// The tick it last got on: came `K_PROGRESS` nearer its first corner, or reached one.
+    pub since: u64,
+    /// The tick of its last detour (a plan round the bodies in its way), if it made one.
+    pub detoured: Option<u64>,
+    /// Squeezing past walkers: where it stood when it began (it goes on squeezing until it
+    /// stands a tile from there).
+    #[serde(default)]
+    pub squeeze_from: Option<Vec2>,
+    /// Walking through: held still so long while squeezing that it keeps apart from nobody
+    /// until the squeeze ends (`crate::walk::held::K_THROUGH_AFTER_TICKS`).
+    #[serde(default)]
+    pub through: bool,
+    /// Where it stood when it last got on.
+    #[serde(default)]
+    pub anchor: Vec2,
+}
+
+impl Default for Progress {
+    fn default() -> Progress {
+        Progress {
+            nearest: Fx::MAX,
+            corners: u32::MAX,
+            since: 0,
+            detoured: None,
+            squeeze_from: None,
+            through: false,
+            anchor: Vec2::ZERO,
+        }
+    }
+}
+
+impl Progress {
+    /// A walk that set off at `tick`.
+    pub fn from(tick: u64) -> Progress {
+        Progress {
+            since: tick,
+            ..Progress::default()
+        }
+    }
 }
 
 /// A unit.

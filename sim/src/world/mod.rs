@@ -11,7 +11,8 @@ mod rng;
 mod snapshot;
 
 pub use entity::{
-    find, Building, EntityId, Formation, Order, PlayerId, Push, Resource, Route, Unit, UnitState,
+    find, Building, EntityId, Formation, Order, PlayerId, Progress, Push, Resource, Route, Unit,
+    UnitState,
 };
 pub use player::{friends_of, Player, PlayerStatus};
 pub use rng::Rng;

@@ -1,0 +1,125 @@
+//! Runs scenario files and prints what the run's watch saw, one JSON line each:
+//! `cargo run --release -p cohort-sim --example scenes -- scenarios/crowds/*.toml`.
+//!
+//! The figures are those of `cohort sim --json` (docs/SCENARIOS.md, "Stalls, waits, overlaps"),
+//! summed up for a table: units, units still with an order, stalled, the longest stall and
+//! wait (seconds), overlaps now and during the run, bodies over closed ground, replans per unit
+//! second, route searches, and the orders that ended on their own; and what the ticks cost:
+//! `tick_median_us`, `tick_p99_us` and `tick_max_us` (the tick alone, without the watch and the
+//! hashes round it) and `peak_heap_bytes`, the most the heap held during the run (a counting
+//! allocator: the world, its caches, the scenario and the watch). Wall-clock time is measured
+//! here only, never in a test.
+
+// A benchmark outside the sim: it reads the wall clock and reports figures as decimals.
+#![allow(clippy::disallowed_types)]
+
+use cohort_sim::scenario::{Runner, Scenario};
+use cohort_sim::world::{Order, TICK_MS};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+/// Counts the bytes live on the heap and the most ever live, so memory is measured.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn grew(by: usize) {
+    let now = LIVE.fetch_add(by, Ordering::Relaxed) + by;
+    PEAK.fetch_max(now, Ordering::Relaxed);
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        grew(layout.size());
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        grew(new_size);
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+/// The `q`-quantile (0 to 1) of sorted `xs`, in microseconds.
+fn quantile_us(xs: &[u128], q: f64) -> f64 {
+    if xs.is_empty() {
+        return 0.0;
+    }
+    let k = ((xs.len() - 1) as f64 * q).round() as usize;
+    xs[k] as f64 / 1000.0
+}
+
+fn main() {
+    for arg in std::env::args().skip(1) {
+        let path = Path::new(&arg);
+        let bytes = std::fs::read(path).expect("read the scenario");
+        let dir = path.parent().unwrap_or(Path::new(".")).to_path_buf();
+        let files =
+            move |n: &str, _most: usize| std::fs::read(dir.join(n)).map_err(|e| e.to_string());
+        let s = match Scenario::from_bytes(&bytes, &arg, &files, None) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("{e}");
+                continue;
+            }
+        };
+        let ticks = s.ticks;
+        let base = LIVE.load(Ordering::Relaxed);
+        PEAK.store(base, Ordering::Relaxed);
+        let mut r = Runner::new(s);
+        let mut tick_ns = Vec::with_capacity(usize::try_from(ticks).unwrap_or(0));
+        for _ in 0..ticks {
+            r.step_with(|world, commands| {
+                let t0 = Instant::now();
+                world.step(commands);
+                tick_ns.push(t0.elapsed().as_nanos());
+            });
+        }
+        let peak_heap = PEAK.load(Ordering::Relaxed).saturating_sub(base);
+        tick_ns.sort_unstable();
+        let w = r.report().watch;
+        let world = &r.world;
+        let secs = |t: u64| t as f64 * f64::from(TICK_MS) / 1000.0;
+        let busy = world
+            .state
+            .units
+            .iter()
+            .filter(|u| !matches!(u.order, Order::Idle | Order::Hold))
+            .count();
+        let unit_seconds = w.busy_unit_seconds.to_num::<f64>().max(1e-9);
+        println!(
+            "{}",
+            serde_json::json!({
+                "scene": path.file_stem().map(|s| s.to_string_lossy().into_owned()),
+                "units": world.state.units.len(),
+                "busy": busy,
+                "stalled": w.stalled.iter().filter(|s| !s.waiting).count(),
+                "waiting": w.stalled.iter().filter(|s| s.waiting).count(),
+                "longest_stall": w.longest_stall.map_or(0.0, |s| secs(s.ticks)),
+                "longest_wait": w.longest_wait.map_or(0.0, |s| secs(s.ticks)),
+                "overlaps": w.overlaps.len(),
+                "overlap_onsets": w.overlap_onsets,
+                "deepest_overlap_per_mille": w.deepest_overlap.map(|o| o.per_mille as i64),
+                "in_closed_ground": w.in_closed_ground.len(),
+                "deepest_in_closed_ground": w.deepest_in_closed_ground.map_or(0.0, |c| c.depth.to_num::<f64>()),
+                "replans_per_unit_second": world.counters.replans as f64 / unit_seconds,
+                "route_searches": world.counters.route_searches,
+                "orders_ended": w.ended.len(),
+                "tick_median_us": quantile_us(&tick_ns, 0.5),
+                "tick_p99_us": quantile_us(&tick_ns, 0.99),
+                "tick_max_us": quantile_us(&tick_ns, 1.0),
+                "peak_heap_bytes": peak_heap,
+            })
+        );
+    }
+}

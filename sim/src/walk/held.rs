@@ -1,0 +1,227 @@
+//! A walker held up by a crowd (Cohort's choice, not the spec's).
+//!
+//! The spec's walk bends a walker's own step away from the bodies it would crowd and turns it
+//! aside where the bend would send it back, "so a crowd cannot hold it still for good". In
+//! ordinary crowds that is not enough: two armies meeting head-on pack into a wall where every
+//! step crowds someone, carriers leaving a mine jam against those coming in, a walker whose
+//! straight way runs into units on hold wedges between them. Each walk keeps how it is getting
+//! on ([`crate::world::Progress`]): it gets on when it comes [`K_PROGRESS`] nearer its first
+//! corner, or reaches a corner. Held longer, it does more, in this order:
+//!
+//! 1. after [`K_DETOUR_AFTER_TICKS`] it makes a **detour**: it plans again from where it stands
+//!    with the tiles of the bodies about it (within [`K_DETOUR_REACH`]) and of the units standing
+//!    in its way as closed ground, so the search goes round them; at most once every
+//!    [`K_DETOUR_EVERY_TICKS`], and never counted against the spec's `K_MOST_REPLANS` (being
+//!    held up by units is not ground closing). No way round keeps the walk it has.
+//! 2. after [`K_SQUEEZE_AFTER_TICKS`] it **squeezes** past those on the move: it keeps only
+//!    [`K_SQUEEZE_APART`] of their radii from walkers (still the whole allowance from anyone
+//!    standing: nobody standing is pushed), until it gets on again.
+//! 3. held still [`K_THROUGH_AFTER_TICKS`] while squeezing, it **walks through** everyone about
+//!    it, keeping apart from nobody, until the squeeze ends (nobody is pushed: it is the one
+//!    that moves; the ground still holds it).
+//!
+//! Every tick also, movers meeting head-on both turn to the same side (their right:
+//! [`crate::walk::Stepper::keep_apart`]), so two walkers coming at each other pass rather than
+//! push each other aside by turns.
+
+use super::short::short_way;
+use super::stepper;
+use crate::nav::{route_round, Ask};
+use crate::position::{fx, fx_ratio, Fx, Tile, Vec2};
+use crate::world::{Progress, Route, World, TICK_MS};
+
+/// A walker gets on when it comes this much nearer its first corner (an eighth of a tile).
+pub const K_PROGRESS: Fx = fx_ratio(1, 8);
+/// A walker on the last leg of a walk to a point that has not got on for this long (a second)
+/// counts as held still there, as one that cannot step at all: it moves on to a free place round
+/// the point, or stops against the crowd at it (the spec's "Someone on the goal").
+pub const K_HELD_STILL_TICKS: u64 = 1000 / TICK_MS as u64;
+/// A walker held this long (a second of game time) makes a detour.
+pub const K_DETOUR_AFTER_TICKS: u64 = 1000 / TICK_MS as u64;
+/// At most one detour this often (two seconds), so a held walker plans at most half as often as
+/// a chaser.
+pub const K_DETOUR_EVERY_TICKS: u64 = 2000 / TICK_MS as u64;
+/// A walker held this long (three seconds) squeezes past those on the move.
+pub const K_SQUEEZE_AFTER_TICKS: u64 = 3000 / TICK_MS as u64;
+/// A detour treats the tiles of the bodies within this many tiles of the walker as closed.
+pub const K_DETOUR_REACH: Fx = fx(2);
+/// Walkers whose walks end within this many tiles of each other go the same way: a walker
+/// squeezes past traffic, never through its own group (which the spec's rules stop round their
+/// point).
+pub const K_SAME_WAY: Fx = fx(3);
+/// A walker held this long (six seconds, squeezing since the third) walks through:
+/// it keeps apart from nobody, walkers or standing, enemies or friends, until it stands
+/// [`K_SQUEEZE_THROUGH`] from where the squeeze began (Cohort's last resort: bodies packed round
+/// a walker, an enemy formation formed up about it or a jam no side can give way in, hold it
+/// still for good otherwise). The ground still holds it: never into closed ground. A soldier
+/// closing on an enemy does not (its places round the target and the waiting rings are its ways
+/// round a crowd there, and a siege's would stand in each other at the wall).
+pub const K_THROUGH_AFTER_TICKS: u64 = 6000 / TICK_MS as u64;
+/// Squeezing past a walker keeps this share of their two radii between them (half, where keeping
+/// apart keeps three quarters).
+pub const K_SQUEEZE_APART: Fx = fx_ratio(1, 2);
+
+/// How many ticks the walk on `route` has been held, at tick `now`.
+pub fn held_ticks(route: &Route, now: u64) -> u64 {
+    now.saturating_sub(route.progress.since)
+}
+
+/// Whether the walker on `route` squeezes past those on the move this tick.
+pub fn squeezes(route: &Route, now: u64) -> bool {
+    route.progress.squeeze_from.is_some() || held_ticks(route, now) >= K_SQUEEZE_AFTER_TICKS
+}
+
+/// A squeeze (and a walk through) lasts until the walker stands this far from where it began
+/// (a tile).
+pub const K_SQUEEZE_THROUGH: Fx = fx(1);
+/// A walker also gets on when it stands this far from where it last got on (half a tile, the
+/// watch's `K_STALL_REACH`): so a walker threading a crowd by a detour's many close corners
+/// gets on, and one jostled to and fro on the spot does not.
+pub const K_HEADWAY: Fx = fx_ratio(1, 2);
+
+/// Notes where the walker on `route` stands after its step at tick `now`: it got on if it came
+/// [`K_PROGRESS`] nearer the first corner it had when it last got on, or stands [`K_HEADWAY`]
+/// from where it last got on. A new first corner is no headway by itself (a detour's first may
+/// be where the walker stands, and walkers held on the spot turn from corner to corner). Held [`K_SQUEEZE_AFTER_TICKS`], it begins to squeeze; held
+/// [`K_THROUGH_AFTER_TICKS`], it walks through (if it `may_walk_through`: not a soldier closing
+/// on an enemy); both until it stands [`K_SQUEEZE_THROUGH`] from where the squeeze began.
+pub fn note(route: &mut Route, at: Vec2, may_walk_through: bool, now: u64) {
+    let Some(&corner) = route.waypoints.first() else {
+        return;
+    };
+    let corners = route.waypoints.len() as u32;
+    let d = at.distance(corner);
+    let p = &mut route.progress;
+    // A soldier closing on an enemy measures a new first corner afresh (its chase replans every
+    // half second, and its places round the target are its ways on).
+    if corners != p.corners && !may_walk_through {
+        p.nearest = d;
+        p.corners = corners;
+    }
+    if let Some(from) = p.squeeze_from {
+        if at.distance(from) >= K_SQUEEZE_THROUGH {
+            p.squeeze_from = None;
+            p.through = false;
+        } else if may_walk_through && now.saturating_sub(p.since) >= K_THROUGH_AFTER_TICKS {
+            p.through = true;
+        }
+    } else if now.saturating_sub(p.since) >= K_SQUEEZE_AFTER_TICKS {
+        p.squeeze_from = Some(at);
+    }
+    let nearer = corners == p.corners && p.nearest.saturating_sub(d) >= K_PROGRESS;
+    if nearer || at.distance(p.anchor) >= K_HEADWAY {
+        p.nearest = d;
+        p.corners = corners;
+        p.anchor = at;
+        p.since = now;
+    }
+}
+
+/// Whether the walker on `route`, standing at `at`, is due a detour at tick `now`. Never near
+/// the point of a walk to a point: there the spec's own rules (someone on the goal, a crowd at
+/// the goal) stop it against whoever stands there.
+pub fn due_detour(u: &crate::world::Unit, route: &Route, at: Vec2, now: u64) -> bool {
+    !super::goal::near_point(u, route, at)
+        && held_ticks(route, now) >= K_DETOUR_AFTER_TICKS
+        && route
+            .progress
+            .detoured
+            .is_none_or(|t| now.saturating_sub(t) >= K_DETOUR_EVERY_TICKS)
+}
+
+/// Unit `i`, held at `at` on `route`, plans a detour round the bodies about it (see the module).
+/// The new walk keeps the old one's order-wide figures (replans, legs, speed cap) and how long it has
+/// been held; with no way round, the old walk stays. Counts a replan.
+pub fn detour(world: &mut World, i: usize, route: &mut Route, at: Vec2) {
+    let now = world.state.tick;
+    route.progress.detoured = Some(now);
+    let u = &world.state.units[i];
+    let me = u.id;
+    let survey = &world.caches.survey;
+    let others = |b: &&crate::nav::Body| b.entity != me && Some(b.entity) != route.target;
+    // Walkers about it (those standing anywhere are closed to a detour's search already).
+    let mut blocked: Vec<Tile> = survey
+        .near(at, K_DETOUR_REACH)
+        .filter(others)
+        .filter(|b| b.moving)
+        .map(|b| b.middle.tile())
+        .collect();
+    blocked.sort_unstable_by_key(|t| (t.y, t.x));
+    blocked.dedup();
+    // Pressed against a body, a walker's middle may lie on that body's tile: search from the
+    // free tile beside it nearest its middle instead.
+    let grid = world.grid();
+    let key = world.key_of(u);
+    let taken = |t: Tile| {
+        grid.index(t)
+            .is_some_and(|k| survey.on_tile(k as u32).iter().any(|b| others(&b)))
+    };
+    let here = at.tile();
+    let start = if taken(here) {
+        let mut best: Option<(i128, Tile)> = None;
+        for (dx, dy) in [
+            (0, -1),
+            (1, 0),
+            (0, 1),
+            (-1, 0),
+            (1, -1),
+            (1, 1),
+            (-1, 1),
+            (-1, -1),
+        ] {
+            let t = here.offset(dx, dy);
+            if grid.passable(key, t) && !taken(t) {
+                let d = super::apart::squared(Vec2::of_tile(t) - at);
+                if best.is_none_or(|(bd, _)| d < bd) {
+                    best = Some((d, t));
+                }
+            }
+        }
+        best.map_or(here, |b| b.1)
+    } else {
+        here
+    };
+    let ask = Ask {
+        unit: me,
+        from: at,
+        to: route.goal,
+        target: route.target,
+        range: route.range,
+    };
+    world.counters.replans += 1;
+    if let Some(mut r) = route_round(world, &ask, start, &blocked) {
+        r.replans = route.replans;
+        r.legs = route.legs;
+        r.speed_cap = route.speed_cap;
+        r.progress = route.progress;
+        *route = r;
+    }
+    // Out of the hollow it stands in, to the walk's first corner, through the gaps.
+    let Some(&corner) = route.waypoints.first() else {
+        return;
+    };
+    let target = route.target;
+    let way = {
+        let s = stepper(world, i, route);
+        short_way(&s, at, corner, |b| Some(b.entity) == target)
+    };
+    if let Some(way) = way {
+        if way.last() == Some(&corner) {
+            route.pass_corner();
+        }
+        route.fine = u8::try_from(way.len()).unwrap_or(u8::MAX);
+        route.waypoints.splice(0..0, way);
+    }
+    // Held as long as before; coming nearer the detour's first corner is no headway (a detour
+    // every two seconds would otherwise make a walker held on the spot look as though it got
+    // on): only standing K_HEADWAY from where it last got on is.
+    route.progress = Progress {
+        nearest: Fx::MAX,
+        corners: u32::MAX,
+        since: route.progress.since,
+        detoured: Some(now),
+        squeeze_from: route.progress.squeeze_from,
+        through: route.progress.through,
+        anchor: route.progress.anchor,
+    };
+}

@@ -1,0 +1,271 @@
+//! The crowd scenes of `scenarios/crowds/` (issue 10): in every ordinary crowd — armies
+//! crossing, workers at a site, a siege, walkers through standing units, a gap, a harbour —
+//! every unit gets where it was sent, nobody stalls for good, and no body is pressed into closed
+//! ground. Each scene is run for its file's ticks and judged by the run's watch (the figures of
+//! `cohort sim --json`, docs/SCENARIOS.md); `cargo run --release -p cohort-sim --example scenes
+//! -- scenarios/crowds/*.toml` prints the same figures as a table.
+
+use cohort_sim::scenario::watch::WatchReport;
+use cohort_sim::scenario::{Runner, Scenario};
+use cohort_sim::world::{Order, World};
+use std::path::Path;
+
+/// A scene run to its end: what the watch saw, and the world.
+struct Run {
+    watch: WatchReport,
+    world: World,
+}
+
+fn run(name: &str) -> Run {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/crowds");
+    let path = dir.join(format!("{name}.toml"));
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let files = move |n: &str, _most: usize| std::fs::read(dir.join(n)).map_err(|e| e.to_string());
+    let scenario = Scenario::from_bytes(&bytes, name, &files, None).expect("the scene loads");
+    let ticks = scenario.ticks;
+    let mut runner = Runner::new(scenario);
+    runner.run(ticks, |_| {});
+    Run {
+        watch: runner.report().watch,
+        world: runner.world,
+    }
+}
+
+impl Run {
+    fn stalled(&self) -> Vec<String> {
+        self.watch
+            .stalled
+            .iter()
+            .filter(|s| !s.waiting)
+            .map(|s| format!("#{} for {} ticks since tick {}", s.unit.0, s.ticks, s.since))
+            .collect()
+    }
+
+    /// Nobody stalled at the end, and no body over closed ground it did not start on.
+    fn nobody_stuck(&self) {
+        assert!(self.stalled().is_empty(), "stalled: {:?}", self.stalled());
+        assert!(
+            self.watch.in_closed_ground.is_empty(),
+            "bodies over closed ground: {:?}",
+            self.watch.in_closed_ground
+        );
+    }
+
+    /// Every unit's order ended on its own: every one got where it was sent.
+    fn all_arrived(&self) {
+        let busy: Vec<u64> = self
+            .world
+            .state
+            .units
+            .iter()
+            .filter(|u| u.hit_points > 0 && !matches!(u.order, Order::Idle | Order::Hold))
+            .map(|u| u.id.0)
+            .collect();
+        assert!(busy.is_empty(), "still under way: {busy:?}");
+    }
+
+    fn orders_ended(&self) -> usize {
+        self.watch.ended.len()
+    }
+
+    /// What player 0 gathered: food, wood, gold, stone.
+    fn gathered(&self) -> [u32; 4] {
+        self.watch.gathered.first().map(|g| g.1).unwrap_or_default()
+    }
+
+    /// Units with an order still to carry out.
+    fn busy(&self) -> usize {
+        self.world
+            .state
+            .units
+            .iter()
+            .filter(|u| u.hit_points > 0 && !matches!(u.order, Order::Idle | Order::Hold))
+            .count()
+    }
+}
+
+#[test]
+fn knights_crossing_every_knight_gets_through() {
+    let r = run("knights_crossing");
+    r.nobody_stuck();
+    r.all_arrived();
+    assert_eq!(r.orders_ended(), 200);
+}
+
+#[test]
+fn militia_crossing_every_militia_gets_through() {
+    let r = run("militia_crossing");
+    r.nobody_stuck();
+    r.all_arrived();
+    assert_eq!(r.orders_ended(), 200);
+}
+
+#[test]
+fn formations_crossing_every_member_takes_its_place() {
+    let r = run("formations_crossing");
+    r.nobody_stuck();
+    r.all_arrived();
+    assert_eq!(r.orders_ended(), 200);
+}
+
+#[test]
+fn knight_formations_crossing_every_member_takes_its_place() {
+    let r = run("knight_formations_crossing");
+    r.nobody_stuck();
+    r.all_arrived();
+    assert_eq!(r.orders_ended(), 200);
+}
+
+#[test]
+fn a_formation_marching_into_a_standing_block_gets_through() {
+    let r = run("formation_meets_block");
+    r.nobody_stuck();
+    r.all_arrived();
+    assert_eq!(r.orders_ended(), 30);
+}
+
+#[test]
+fn groups_crossing_at_right_angles_all_arrive() {
+    let r = run("right_angles");
+    r.nobody_stuck();
+    r.all_arrived();
+    assert_eq!(r.orders_ended(), 128);
+}
+
+#[test]
+fn thirty_militia_pass_a_one_tile_gap() {
+    let r = run("gap_30");
+    r.nobody_stuck();
+    r.all_arrived();
+    assert_eq!(r.orders_ended(), 30);
+}
+
+#[test]
+fn forty_militia_stream_through_a_gate() {
+    let r = run("gate_stream");
+    r.nobody_stuck();
+    r.all_arrived();
+    assert_eq!(r.orders_ended(), 40);
+}
+
+#[test]
+fn ships_crossing_into_a_harbour_all_arrive() {
+    let r = run("harbour");
+    r.nobody_stuck();
+    r.all_arrived();
+    assert_eq!(r.orders_ended(), 24);
+}
+
+#[test]
+fn a_walker_passes_a_cup_of_knights_on_hold() {
+    let r = run("walker_through_cup");
+    r.nobody_stuck();
+    r.all_arrived();
+    assert_eq!(r.orders_ended(), 1);
+}
+
+#[test]
+fn a_walker_passes_a_line_of_idle_knights() {
+    let r = run("walker_through_line");
+    r.nobody_stuck();
+    r.all_arrived();
+    assert_eq!(r.orders_ended(), 1);
+}
+
+#[test]
+fn a_villager_sent_onto_an_island_stops_on_the_shore() {
+    let r = run("sent_onto_an_island");
+    r.nobody_stuck();
+    r.all_arrived();
+    assert_eq!(r.orders_ended(), 1);
+}
+
+#[test]
+fn sixteen_villagers_build_one_town_centre() {
+    let r = run("foundation_16");
+    r.nobody_stuck();
+    r.all_arrived();
+    assert_eq!(
+        r.orders_ended(),
+        16,
+        "every builder saw the building complete"
+    );
+}
+
+#[test]
+fn a_hundred_and_twenty_knights_bring_a_town_centre_down() {
+    let r = run("siege_120");
+    r.nobody_stuck();
+    assert!(r.world.state.buildings.is_empty(), "the town centre stands");
+    assert_eq!(r.orders_ended(), 120);
+}
+
+#[test]
+fn sixteen_miners_keep_gold_coming() {
+    let r = run("miners_16");
+    r.nobody_stuck();
+    assert_eq!(r.busy(), 16, "every miner still at work");
+    assert!(r.gathered()[2] >= 600, "gold gathered: {:?}", r.gathered());
+}
+
+#[test]
+fn twelve_foragers_keep_food_coming() {
+    let r = run("foragers_12");
+    r.nobody_stuck();
+    assert_eq!(r.busy(), 12, "every forager still at work");
+    assert!(r.gathered()[0] >= 400, "food gathered: {:?}", r.gathered());
+}
+
+#[test]
+fn twenty_lumberjacks_at_one_tree_spread_along_the_wood_line() {
+    let r = run("wood_line_20");
+    assert!(r.watch.in_closed_ground.is_empty());
+    assert_eq!(r.busy(), 20, "every lumberjack still at work");
+    assert!(r.gathered()[1] >= 500, "wood gathered: {:?}", r.gathered());
+}
+
+#[test]
+fn twenty_lumberjacks_nobody_stalls() {
+    run("wood_line_20").nobody_stuck();
+}
+
+#[test]
+fn melee_and_ranged_archers_spread_along_their_range() {
+    let r = run("melee_and_ranged");
+    assert!(r.watch.in_closed_ground.is_empty());
+    let stalled_archers: Vec<_> = r
+        .watch
+        .stalled
+        .iter()
+        .filter(|s| !s.waiting)
+        .filter(|s| {
+            r.world
+                .state
+                .units
+                .iter()
+                .find(|u| u.id == s.unit)
+                .is_some_and(|u| r.world.rules().units[u.kind as usize].name == "archer")
+        })
+        .collect();
+    // Walking straight at the target, 18 of 42 stood behind the first archers in range for
+    // good; spread along a ring at their range, at most 4 of the 24 archers are held up behind
+    // the militia (the rest: `melee_and_ranged_nobody_stalls`, ignored).
+    assert!(
+        stalled_archers.len() <= 4,
+        "archers stalled out of range: {stalled_archers:?}"
+    );
+}
+
+#[test]
+#[ignore = "issue 10, left: 8 of 42 (4 militia beyond the waiting rings, 4 archers held behind them) stall"]
+fn melee_and_ranged_nobody_stalls() {
+    run("melee_and_ranged").nobody_stuck();
+}
+
+#[test]
+#[ignore = "issue 10, left: slow in debug (57,000 trees, 480 x 480), and the way is 5,538 tiles, about 68 minutes at a knight's pace: the knight walks its first partial route, plans the rest whole (route_beyond) and is still on its way after the scene's 120,000 ticks"]
+fn one_knight_finds_its_way_across_a_maze() {
+    let r = run("long_way_maze");
+    r.nobody_stuck();
+    r.all_arrived();
+}
