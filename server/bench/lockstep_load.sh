@@ -10,7 +10,9 @@
 # Prints one JSON object: turn send jitter (each bundle handed to each client's QUIC stream,
 # minus its turn's deadline) and turn close lateness p50/p99/max, server CPU, peak memory
 # (whole process and per match), bytes per client per second, desyncs, dropped clients, bots
-# that failed, the load average before and after, UDP receive-buffer drops on the machine.
+# that failed, the clients' hashes the server compared, the load average before and after,
+# what other processes took of the CPU meanwhile (`others_cpu_percent_of_one_core`: the
+# machine's busy time less the server's and the bots'), UDP receive-buffer drops on the machine.
 # Usage: server/bench/lockstep_load.sh [MATCHES] [PLAYERS] [TURNS] [ack|sim]
 # LOAD_OUT=DIR keeps the run's files in DIR; LOAD_BUILD=0 skips the release build. The bots
 # are stopped after 60 s + 1 s per turn (a lobby that never fills does not hang the run). The
@@ -53,6 +55,11 @@ tokens=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(",".
   done >"$out/samples" ) &
 sampler=$!
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+# The machine's busy CPU ticks (user, nice, system, irq, softirq, steal) and the server's, so
+# that what other processes took during the run can be told apart (`others_cpu_percent...`).
+machine_ticks() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9}' /proc/stat; }
+server_ticks() { awk '{print $14+$15}' /proc/"$pid"/stat 2>/dev/null || echo 0; }
+machine_before=$(machine_ticks); server_before=$(server_ticks)
 udp_drops() { awk '/^Udp:/ && $2 ~ /^[0-9]+$/ {print $6}' /proc/net/snmp; }
 drops_before=$(udp_drops)
 start=$(date +%s.%N)
@@ -62,15 +69,18 @@ timeout $((60 + TURNS)) nice -n "$bot_nice" /usr/bin/time -f "%U %S" -o "$out/bo
   >"$out/bots.jsonl" 2>"$out/bots.err" || true
 end=$(date +%s.%N)
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+machine_after=$(machine_ticks); server_after=$(server_ticks)
 drops_after=$(udp_drops)
 sleep 1
 kill -TERM "$pid" 2>/dev/null || true
 wait "$pid" || true
 wait "$sampler" || true
 python3 - "$out" "$MATCHES" "$PLAYERS" "$TURNS" "$start" "$end" "$(getconf CLK_TCK)" \
-  "$load_before" "$load_after" "$((drops_after - drops_before))" "$MODE" "${LOAD_ARMY:-200}" "$bot_nice" <<'PY'
+  "$load_before" "$load_after" "$((drops_after - drops_before))" "$MODE" "${LOAD_ARMY:-200}" "$bot_nice" \
+  "$((machine_after - machine_before))" "$((server_after - server_before))" <<'PY'
 import json, sys
-out, matches, players, turns, start, end, hz, load_before, load_after, drops, mode, army, bot_nice = sys.argv[1:]
+(out, matches, players, turns, start, end, hz, load_before, load_after, drops, mode, army, bot_nice,
+ machine_ticks, server_ticks) = sys.argv[1:]
 matches, players, turns, hz = int(matches), int(players), int(turns), int(hz)
 seconds = float(end) - float(start)
 stats = json.load(open(f"{out}/stats.json"))
@@ -82,9 +92,14 @@ bots = [json.loads(l) for l in open(f"{out}/bots.jsonl") if l.startswith("{")]
 clients = matches * players
 try:
     u, sy = open(f"{out}/bot.time").read().split()[-2:]
-    bot_cpu = round(100 * (float(u) + float(sy)) / seconds, 1)
+    bot_cpu_s = float(u) + float(sy)
 except (OSError, ValueError):
-    bot_cpu = None
+    bot_cpu_s = None
+bot_cpu = round(100 * bot_cpu_s / seconds, 1) if bot_cpu_s is not None else None
+# What the rest of the machine took while the bots ran: its busy time minus the server's and
+# the bots' (percent of one core; the machine has `nproc` cores).
+others = (int(machine_ticks) - int(server_ticks)) / hz - (bot_cpu_s or 0)
+others_cpu = round(100 * max(others, 0) / seconds, 1)
 print(json.dumps({
     "command": f"server/bench/lockstep_load.sh {matches} {players} {turns} {mode}",
     "mode": mode,
@@ -107,6 +122,9 @@ print(json.dumps({
     "bot_cpu_percent_of_one_core": bot_cpu, "bot_nice": int(bot_nice),
     "bytes_out_per_client_per_second": round(stats["bytes_out"] / clients / seconds),
     "bytes_in_per_client_per_second": round(stats["bytes_in"] / clients / seconds),
+    # The server's count of clients' hashes it compared with its own: "0 desyncs" means
+    # something only when this is not 0.
+    "hashes_compared_by_server": stats["hashes_compared"],
     "desyncs": stats["desyncs"], "dropped": stats["dropped"],
     "connections": stats["connections"],
     "bots_reporting": len(bots),
@@ -119,6 +137,7 @@ print(json.dumps({
     "bots_with_errors": sum(1 for b in bots if b.get("server_errors")),
     "bot_turns_run_min": min((b["turns_run"] for b in bots), default=None),
     "load_average_before": load_before, "load_average_after": load_after,
+    "others_cpu_percent_of_one_core": others_cpu,
     "udp_receive_buffer_drops_on_machine": int(drops),
 }, indent=1))
 PY

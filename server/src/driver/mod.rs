@@ -249,6 +249,8 @@ pub struct ServerSummary {
     pub send_lateness_us_max: u64,
     pub bundle_sends: u64,
     pub turns_closed: u64,
+    /// Clients' state hashes compared with the server's, over every match.
+    pub hashes_compared: u64,
     pub desyncs: u64,
     pub dropped: u64,
     pub matches: Vec<MatchSummary>,
@@ -403,6 +405,7 @@ pub async fn serve(
         send_lateness_us_max: host.send_lateness.max_us(),
         bundle_sends: host.send_lateness.count(),
         turns_closed: matches.iter().map(|m| m.stats.turns_closed).sum(),
+        hashes_compared: matches.iter().map(|m| m.stats.hashes_compared).sum(),
         desyncs: matches.iter().map(|m| m.stats.desyncs).sum(),
         dropped: matches.iter().map(|m| m.stats.dropped).sum(),
         seconds: begun.elapsed().as_secs_f64(),

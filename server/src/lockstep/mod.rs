@@ -200,6 +200,8 @@ pub struct MatchStats {
     pub close_lateness_us: Vec<u32>,
     pub commands_scheduled: u64,
     pub commands_rescheduled: u64,
+    /// Clients' state hashes compared with the server's (each hash once, when both are known).
+    pub hashes_compared: u64,
     pub desyncs: u64,
     pub reports: u64,
     pub dropped: u64,

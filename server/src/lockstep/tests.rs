@@ -521,7 +521,45 @@ fn matching_hashes_raise_nothing_and_the_replay_resimulates() {
         h.send(2, ClientMessage::TurnHash(TurnHash { turn: t, hash }));
     }
     assert_eq!(h.m.stats().desyncs, 0);
+    assert_eq!(h.m.stats().hashes_compared, 8);
     assert!(resimulates(&h));
+}
+
+#[test]
+fn a_hash_that_comes_before_the_servers_sim_is_compared_and_counted_once_the_sim_runs() {
+    let mut h = Harness::started(2);
+    h.turns(2);
+    // Turn 2 closes; the server has not run it yet.
+    let late = h.now + Duration::from_millis(h.turn_ms());
+    h.m.handle_timeout(late);
+    h.drain();
+    h.now = late;
+    let bundle = h.bundles(1).pop().unwrap();
+    assert_eq!(bundle.turn, 2);
+    assert_eq!(h.m.hash_after(2), None, "not run yet");
+    let mut w = h.m.world_after(1).unwrap();
+    run_bundle(&mut w, &bundle, h.m.config().turn_ticks);
+    let hash = w.hash();
+    let early = ClientMessage::TurnHash(TurnHash { turn: 2, hash });
+    h.m.handle(
+        h.now,
+        Event::Message {
+            peer: 1,
+            message: early,
+        },
+    );
+    assert_eq!(
+        h.m.stats().hashes_compared,
+        0,
+        "waits for the server's own hash"
+    );
+    h.m.simulate();
+    h.drain();
+    assert_eq!(h.m.stats().hashes_compared, 1);
+    assert_eq!(h.m.stats().desyncs, 0);
+    // Acknowledgements without a hash are not counted.
+    h.send(2, ClientMessage::Ack { turn: 2 });
+    assert_eq!(h.m.stats().hashes_compared, 1);
 }
 
 /// A client world that differs from the server's after `turn`.

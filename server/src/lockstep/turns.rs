@@ -244,6 +244,7 @@ impl Match {
     }
 
     fn compare(&mut self, peer: PeerId, turn: u64, theirs: StateHash, ours: StateHash) {
+        self.stats.hashes_compared += 1;
         if theirs != ours {
             self.desync_found(peer, turn, theirs, ours);
         }
