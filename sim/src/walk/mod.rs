@@ -143,7 +143,8 @@ pub fn stepper<'a>(world: &'a World, i: usize, route: &Route) -> Stepper<'a> {
         widest: widest(world),
         march: apart::marching_with(u.formation, route),
         squeeze: held::squeezes(route, world.state.tick).then(|| goal::point_of(u, route)),
-        through: route.progress.through,
+        // Near its point the crowd there stops it (someone on the goal, a crowd at the goal).
+        through: route.progress.through && !goal::near_point(u, route, u.position),
     }
 }
 
