@@ -79,6 +79,12 @@ pub const K_SQUEEZE_THROUGH: Fx = fx(1);
 /// gets on, and one jostled to and fro on the spot does not.
 pub const K_HEADWAY: Fx = fx_ratio(1, 2);
 
+/// Whether `v` is at least `d` long: squares compared, no root (the hottest test of a walk).
+fn at_least(v: Vec2, d: Fx) -> bool {
+    let d = i128::from(d.to_bits());
+    super::apart::squared(v) >= d * d
+}
+
 /// Notes where the walker on `route` stands after its step at tick `now`: it got on if it came
 /// [`K_PROGRESS`] nearer the first corner it had when it last got on, or stands [`K_HEADWAY`]
 /// from where it last got on. A new first corner is no headway by itself (a detour's first may
@@ -99,7 +105,7 @@ pub fn note(route: &mut Route, at: Vec2, may_walk_through: bool, now: u64) {
         p.corners = corners;
     }
     if let Some(from) = p.squeeze_from {
-        if at.distance(from) >= K_SQUEEZE_THROUGH {
+        if at_least(at - from, K_SQUEEZE_THROUGH) {
             p.squeeze_from = None;
             p.through = false;
         } else if may_walk_through && now.saturating_sub(p.since) >= K_THROUGH_AFTER_TICKS {
@@ -109,7 +115,7 @@ pub fn note(route: &mut Route, at: Vec2, may_walk_through: bool, now: u64) {
         p.squeeze_from = Some(at);
     }
     let nearer = corners == p.corners && p.nearest.saturating_sub(d) >= K_PROGRESS;
-    if nearer || at.distance(p.anchor) >= K_HEADWAY {
+    if nearer || at_least(at - p.anchor, K_HEADWAY) {
         p.nearest = d;
         p.corners = corners;
         p.anchor = at;
