@@ -187,7 +187,27 @@ impl Tile {
     pub const fn offset(self, dx: i32, dy: i32) -> Tile {
         Tile::new(self.x + dx, self.y + dy)
     }
+
+    /// The eight tiles round this one, in [`EIGHT_WAYS`] order.
+    pub fn round(self) -> impl Iterator<Item = Tile> {
+        EIGHT_WAYS
+            .into_iter()
+            .map(move |(dx, dy)| self.offset(dx, dy))
+    }
 }
+
+/// The eight steps round a tile, straights first (N, E, S, W, then NE, SE, SW, NW): the one
+/// fixed order every search and every look round a tile uses.
+pub const EIGHT_WAYS: [(i32, i32); 8] = [
+    (0, -1),
+    (1, 0),
+    (0, 1),
+    (-1, 0),
+    (1, -1),
+    (1, 1),
+    (-1, 1),
+    (-1, -1),
+];
 
 /// A box on the ground in world units: `min` to `max`, inclusive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

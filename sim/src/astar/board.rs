@@ -36,16 +36,7 @@ pub(crate) struct Board {
 }
 
 /// The eight steps, straights first, in the one fixed order every search uses.
-pub(crate) const STEPS: [(i32, i32); 8] = [
-    (0, -1),
-    (1, 0),
-    (0, 1),
-    (-1, 0),
-    (1, -1),
-    (1, 1),
-    (-1, 1),
-    (-1, -1),
-];
+pub(crate) const STEPS: [(i32, i32); 8] = crate::position::EIGHT_WAYS;
 
 /// For each diagonal step (index 4 to 7), the two straight steps whose tiles must be open.
 pub(crate) const DIAGONAL_SIDES: [(usize, usize); 4] = [(0, 1), (1, 2), (2, 3), (3, 0)];

@@ -63,16 +63,5 @@ pub fn go_straight_in(crowd: &[u32]) -> bool {
 
 /// The eight tiles round `t`, in a fixed order.
 fn round(t: Tile) -> impl Iterator<Item = Tile> {
-    [
-        (0, -1),
-        (1, 0),
-        (0, 1),
-        (-1, 0),
-        (1, -1),
-        (1, 1),
-        (-1, 1),
-        (-1, -1),
-    ]
-    .into_iter()
-    .map(move |(dx, dy)| t.offset(dx, dy))
+    t.round()
 }

@@ -185,18 +185,7 @@ fn plan(
 /// The region a walker on tile `t` is in: its tile's, or when its tile is closed (a building put
 /// up round it), the first open tile beside it, straights first.
 pub fn region_here(regions: &Regions, grid: &Grid, key: Keyed, t: Tile) -> Option<RegionId> {
-    regions.region_of(grid, key, t).or_else(|| {
-        [
-            (0, -1),
-            (1, 0),
-            (0, 1),
-            (-1, 0),
-            (1, -1),
-            (1, 1),
-            (-1, 1),
-            (-1, -1),
-        ]
-        .into_iter()
-        .find_map(|(dx, dy)| regions.region_of(grid, key, t.offset(dx, dy)))
-    })
+    regions
+        .region_of(grid, key, t)
+        .or_else(|| t.round().find_map(|n| regions.region_of(grid, key, n)))
 }

@@ -85,17 +85,7 @@ pub fn against_crowd_at(s: &Stepper, at: Vec2, goal: Vec2) -> bool {
         if (t.x - goal.x).abs() <= 1 && (t.y - goal.y).abs() <= 1 {
             return true;
         }
-        for (dx, dy) in [
-            (0, -1),
-            (1, 0),
-            (0, 1),
-            (-1, 0),
-            (1, -1),
-            (1, 1),
-            (-1, 1),
-            (-1, -1),
-        ] {
-            let n = t.offset(dx, dy);
+        for n in t.round() {
             if !seen.contains(&n) && standing(n) {
                 seen.push(n);
             }

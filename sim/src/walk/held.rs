@@ -165,17 +165,7 @@ pub fn detour(world: &mut World, i: usize, route: &mut Route, at: Vec2) {
     let here = at.tile();
     let start = if taken(here) {
         let mut best: Option<(i128, Tile)> = None;
-        for (dx, dy) in [
-            (0, -1),
-            (1, 0),
-            (0, 1),
-            (-1, 0),
-            (1, -1),
-            (1, 1),
-            (-1, 1),
-            (-1, -1),
-        ] {
-            let t = here.offset(dx, dy);
+        for t in here.round() {
             if grid.passable(key, t) && !taken(t) {
                 let d = super::apart::squared(Vec2::of_tile(t) - at);
                 if best.is_none_or(|(bd, _)| d < bd) {
