@@ -26,16 +26,7 @@ use serde_json::json;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-const STEPS: [(i32, i32); 8] = [
-    (0, -1),
-    (1, 0),
-    (0, 1),
-    (-1, 0),
-    (1, -1),
-    (1, 1),
-    (-1, 1),
-    (-1, -1),
-];
+const STEPS: [(i32, i32); 8] = cohort_sim::position::EIGHT_WAYS;
 
 /// The map's cells, with the moves a search may make (eight ways, no corner cutting).
 struct Cells {

@@ -266,16 +266,7 @@ fn run_map(
 
 /// The peer: the `pathfinding` crate's A* over the same grid and costs, octile estimate.
 fn peer_astar(open: &[bool], w: i32, h: i32, s: &Scenario, expanded: &Cell<u64>) -> Option<u32> {
-    const STEPS: [(i32, i32); 8] = [
-        (0, -1),
-        (1, 0),
-        (0, 1),
-        (-1, 0),
-        (1, -1),
-        (1, 1),
-        (-1, 1),
-        (-1, -1),
-    ];
+    const STEPS: [(i32, i32); 8] = cohort_sim::position::EIGHT_WAYS;
     let ok = |x: i32, y: i32| x >= 0 && y >= 0 && x < w && y < h && open[(y * w + x) as usize];
     let goal = (s.goal.y * w + s.goal.x) as u32;
     let start = (s.start.y * w + s.start.x) as u32;
