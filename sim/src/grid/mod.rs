@@ -15,7 +15,7 @@ pub use footprint::{Footprint, GATE_ACROSS, GATE_ALONG};
 pub use key::{Keyed, PlayerMask};
 pub use regions::{RegionId, Regions};
 
-use crate::position::{Tile, Vec2};
+use crate::position::{tile_of, Fx, Tile, Vec2};
 use crate::ruleset::Ruleset;
 use crate::world::EntityId;
 use serde::{Deserialize, Serialize};
@@ -291,6 +291,14 @@ impl Grid {
     /// Whether the point's tile is passable for `key`.
     pub fn passable_point(&self, key: Keyed, p: Vec2) -> bool {
         self.passable(key, p.tile())
+    }
+
+    /// Whether every tile the square `half` either side of `p` touches is passable for `key`:
+    /// a body of that half-width can stand there (the spec's body_clear, at one point).
+    pub fn passable_box(&self, key: Keyed, p: Vec2, half: Fx) -> bool {
+        let (x0, x1) = (tile_of(p.x - half), tile_of(p.x + half));
+        let (y0, y1) = (tile_of(p.y - half), tile_of(p.y + half));
+        (y0..=y1).all(|y| (x0..=x1).all(|x| self.passable(key, Tile::new(x, y))))
     }
 
     /// Each layer's count of changes to its walkability (the spec's `Grid::WalkRevision`).

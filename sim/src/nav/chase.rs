@@ -104,7 +104,7 @@ fn plan_route(world: &mut World, i: usize, target: EntityId, range: Fx) -> Optio
     let building = world.building(target).is_some();
     let region = region_here(&world.caches.regions, world.grid(), key, at.tile());
     // A building, or a unit standing where the chaser cannot go, is reached at its edge.
-    let at_its_edge = packs || building || !stands_in(world, key, region, tmid);
+    let at_its_edge = packs || building || !stands_in(world, key, region, tmid, radius);
     let ask = Ask {
         unit: me,
         from: at,
@@ -221,7 +221,7 @@ fn place_round(
         // A place to fight from is within range of the target; one to wait at need not be.
         let stands = |p: Vec2| {
             (waits || reach_gap(&Bounds::around(p, radius), tbox) <= range)
-                && stands_in(world, key, region, p)
+                && stands_in(world, key, region, p, radius)
         };
         if let Spot::Found(p) = find_standing_spot(&approach, stands) {
             return Some((p, waits));

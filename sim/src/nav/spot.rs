@@ -15,6 +15,7 @@
 
 use crate::grid::{Keyed, RegionId};
 use crate::position::{Bounds, Fx, Vec2};
+use crate::walk::apart::K_BODY_SLACK;
 use crate::world::World;
 
 /// Spots a worker's width apart less this (a 256th of a tile) count as apart: steps of a
@@ -240,11 +241,13 @@ fn squared(v: Vec2) -> i128 {
     crate::walk::apart::squared(v)
 }
 
-/// Whether a unit on `key` in `region` can stand at `p` and reach it: its tile is open and in its
-/// region. The usual `stands` for [`find_standing_spot`].
-pub fn stands_in(world: &World, key: Keyed, region: Option<RegionId>, p: Vec2) -> bool {
+/// Whether a unit of `radius` on `key` in `region` can stand at `p` and reach it: its tile is in
+/// its region and its body touches no closed ground there (tested [`K_BODY_SLACK`] inside its
+/// edge, as a walk's every step is: a spot the body cannot stand on is a spot its walk never
+/// reaches). The usual `stands` for [`find_standing_spot`].
+pub fn stands_in(world: &World, key: Keyed, region: Option<RegionId>, p: Vec2, radius: Fx) -> bool {
     let grid = world.grid();
-    grid.passable_point(key, p)
+    grid.passable_box(key, p, (radius - K_BODY_SLACK).max(Fx::ZERO))
         && region.is_some()
         && world.caches.regions.region_of(grid, key, p.tile()) == region
 }

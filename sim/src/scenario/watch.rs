@@ -36,7 +36,8 @@ pub struct Stall {
     pub unit: EntityId,
     /// The tick of its last progress.
     pub since: u64,
-    /// Ticks since then.
+    /// Ticks since then: of those it stood waiting (`waiting`), or of the others (a wait that
+    /// ends in a walk is not a stall of the walk).
     pub ticks: u64,
     /// It stands, with no walk, waiting for a place at a full target (a villager a body's width
     /// out from a full mine, a soldier round a crowded enemy).
@@ -86,6 +87,25 @@ struct Track {
     order: Order,
     /// Whether it stood waiting for a place after the last tick.
     waiting: bool,
+    /// Ticks since `since` it stood waiting.
+    waited: u64,
+}
+
+impl Track {
+    /// How it is getting on at `tick`: waiting, for the ticks it waited; else held, for the rest.
+    fn stall(&self, tick: u64) -> Stall {
+        let span = tick - self.since;
+        Stall {
+            unit: self.unit,
+            since: self.since,
+            ticks: if self.waiting {
+                self.waited
+            } else {
+                span - self.waited.min(span)
+            },
+            waiting: self.waiting,
+        }
+    }
 }
 
 /// The watch over a run.
@@ -226,6 +246,7 @@ impl Watch {
                 reload_ticks: u.reload_ticks,
                 order: u.order.clone(),
                 waiting: false,
+                waited: 0,
             });
             let was_busy = !matches!(t.order, Order::Idle | Order::Hold);
             if was_busy && u.order == Order::Idle && self.commanded.binary_search(&u.id).is_err() {
@@ -244,17 +265,16 @@ impl Watch {
             if !has_work(u) || worked || moved || content(world, u) {
                 t.anchor = u.position;
                 t.since = tick;
+                t.waited = 0;
             }
             t.carrying = u.carrying;
             t.gather_progress = u.gather_progress;
             t.reload_ticks = u.reload_ticks;
             t.waiting = waiting(u);
-            let stall = Stall {
-                unit: u.id,
-                since: t.since,
-                ticks: tick - t.since,
-                waiting: t.waiting,
-            };
+            if t.waiting && t.since < tick {
+                t.waited += 1;
+            }
+            let stall = t.stall(tick);
             let longest = if stall.waiting {
                 &mut self.longest_wait
             } else {
@@ -353,13 +373,8 @@ impl Watch {
         let stalled = self
             .tracks
             .iter()
-            .filter(|t| tick - t.since >= K_STALL_TICKS)
-            .map(|t| Stall {
-                unit: t.unit,
-                since: t.since,
-                ticks: tick - t.since,
-                waiting: t.waiting,
-            })
+            .map(|t| t.stall(tick))
+            .filter(|s| s.ticks >= K_STALL_TICKS)
             .collect();
         let gathered = world
             .state

@@ -93,11 +93,15 @@ fn fight(world: &mut World, i: usize) {
     world.counters.replans += 1;
     let mut plan = plan_chase(world, i, target, reach);
     let u = &mut world.state.units[i];
-    // The same walk planned again (to the same place) is held up as long as before.
+    // The same walk planned again (to the same place) is held up as long as before; one that
+    // made a detour round the bodies about it keeps the detour (Cohort's choice: a chase's
+    // search prices those standing, the detour's closes them, and planning the chase again
+    // every half second would walk it back into the crowd it went round).
     if let (Some(new), Some(old)) = (plan.route.as_mut(), u.route.as_ref()) {
-        if new.goal == old.goal && new.progress != old.progress {
-            new.progress.since = old.progress.since;
-            new.progress.detoured = old.progress.detoured;
+        if new.goal == old.goal && old.progress.detoured.is_some() {
+            *new = old.clone();
+        } else if new.goal == old.goal {
+            new.progress = old.progress;
         }
     }
     u.replan_at_ms = now_ms + replan_wait(at);

@@ -272,7 +272,7 @@ fn reachable_goal(world: &World, id: EntityId, to: Vec2, headed: &[Vec2]) -> Opt
         taken: headed,
         own_face_only: false,
     };
-    match find_standing_spot(&approach, |p| stands_in(world, key, region, p)) {
+    match find_standing_spot(&approach, |p| stands_in(world, key, region, p, radius)) {
         Spot::Found(p) => Some(p),
         Spot::Full | Spot::Blocked => Some(near),
     }

@@ -14,7 +14,8 @@ use crate::nav::chase::K_WAITING_RINGS;
 use crate::nav::{
     find_standing_spot, region_here, route_for, spot::stands_in, Approach, Ask, Spot,
 };
-use crate::position::{fx, Bounds, Fx, Vec2};
+use crate::grid::Keyed;
+use crate::position::{fx, Bounds, Fx, Tile, Vec2};
 use crate::ruleset::Good;
 use crate::walk::{give_up, in_range, K_INSIDE};
 use crate::world::{find, EntityId, Order, UnitState, World, TICK_MS};
@@ -99,7 +100,7 @@ fn approach(world: &mut World, i: usize, target: EntityId, crew: bool) {
             taken,
             own_face_only: false,
         };
-        let stands = |p: Vec2| stands_in(world, key, region, p);
+        let stands = |p: Vec2| stands_in(world, key, region, p, radius);
         match find_standing_spot(&ask, stands) {
             Spot::Found(p) => {
                 spot = Some(p);
@@ -215,14 +216,22 @@ fn gather(world: &mut World, i: usize, target: EntityId) {
 /// spot at its own is taken (Cohort's choice: bounds the work of one refusal).
 pub const K_NEIGHBOURS_TRIED: usize = 16;
 
-/// The resources of `r`'s kind within [`K_NEXT_RESOURCE_REACH`] of it, other than `r`, nearest
-/// first (ties in id order).
-fn neighbours(world: &World, r: &crate::world::Resource) -> Vec<EntityId> {
+/// The resources of `r`'s kind within [`K_NEXT_RESOURCE_REACH`] of it, other than `r`, with a
+/// side open to a worker on `key` (a tile four ways round it passable: inside a forest a tree
+/// has none, and the nearest sixteen of a wood line's trees would otherwise be its inner rows),
+/// nearest first (ties in id order).
+fn neighbours(world: &World, r: &crate::world::Resource, key: Keyed) -> Vec<EntityId> {
+    let grid = world.grid();
+    let open_side = |t: Tile| {
+        [(0, -1), (1, 0), (0, 1), (-1, 0)]
+            .into_iter()
+            .any(|(dx, dy)| grid.passable(key, t.offset(dx, dy)))
+    };
     let mut near: Vec<(i32, EntityId)> = world
         .state
         .resources
         .iter()
-        .filter(|o| o.kind == r.kind && o.id != r.id)
+        .filter(|o| o.kind == r.kind && o.id != r.id && open_side(o.tile))
         .map(|o| {
             let d = (o.tile.x - r.tile.x).abs().max((o.tile.y - r.tile.y).abs());
             (d, o.id)
@@ -241,7 +250,7 @@ fn free_neighbour(world: &World, i: usize, target: EntityId) -> Option<EntityId>
     let radius = world.rules().units[u.kind as usize].radius;
     let key = world.key_of(u);
     let region = region_here(&world.caches.regions, world.grid(), key, u.position.tile());
-    neighbours(world, r)
+    neighbours(world, r, key)
         .into_iter()
         .take(K_NEIGHBOURS_TRIED)
         .find(|&n| {
@@ -258,7 +267,7 @@ fn free_neighbour(world: &World, i: usize, target: EntityId) -> Option<EntityId>
                 own_face_only: false,
             };
             matches!(
-                find_standing_spot(&ask, |p| stands_in(world, key, region, p)),
+                find_standing_spot(&ask, |p| stands_in(world, key, region, p, radius)),
                 Spot::Found(_)
             )
         })
@@ -270,8 +279,13 @@ fn ran_out(world: &mut World, id: EntityId) {
     let Some(r) = world.resource(id).cloned() else {
         return;
     };
-    let next = neighbours(world, &r).first().copied();
     world.remove_resource(id);
+    let crew = world
+        .state
+        .units
+        .iter()
+        .find(|u| u.order == (Order::Gather { target: id }));
+    let next = crew.and_then(|u| neighbours(world, &r, world.key_of(u)).first().copied());
     for u in &mut world.state.units {
         if u.order == (Order::Gather { target: id }) {
             u.work_spot = None;

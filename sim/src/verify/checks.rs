@@ -25,7 +25,8 @@ fn every_spot(
     let (Some(u), Some(ground)) = (world.unit(id), box_of(world, target)) else {
         return Vec::new();
     };
-    let room = world.rules().units[u.kind as usize].radius * 2;
+    let radius = world.rules().units[u.kind as usize].radius;
+    let room = radius * 2;
     let key = world.key_of(u);
     let region = region_here(&world.caches.regions, world.grid(), key, u.position.tile());
     let mut taken: Vec<Vec2> = before.to_vec();
@@ -38,7 +39,7 @@ fn every_spot(
             taken: &taken,
             own_face_only: false,
         };
-        match find_standing_spot(&ask, |p| stands_in(world, key, region, p)) {
+        match find_standing_spot(&ask, |p| stands_in(world, key, region, p, radius)) {
             Spot::Found(p) => taken.push(p),
             Spot::Full | Spot::Blocked => break,
         }
@@ -104,7 +105,7 @@ pub fn planner(files: &dyn Files) -> Outcome {
     let (room, outside) = (radius * 2, radius - K_INSIDE);
     let key = w.key_of(u);
     let region = region_here(&w.caches.regions, w.grid(), key, u.position.tile());
-    let stands = |p: Vec2| stands_in(w, key, region, p);
+    let stands = |p: Vec2| stands_in(w, key, region, p, radius);
     let taken = every_spot(w, asker, barracks, outside, &[]);
     let ask = |ground: Bounds, taken: &[Vec2]| {
         let a = Approach {
