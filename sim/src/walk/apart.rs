@@ -47,9 +47,21 @@ pub struct Stepper<'a> {
     /// [`super::held::K_SQUEEZE_APART`] of their radii from walkers going elsewhere (Cohort's
     /// choice): `Some` of the point it walks to.
     pub squeeze: Option<Vec2>,
-    /// Walking through everyone (held long while squeezing, [`super::held::K_THROUGH_AFTER_TICKS`]):
-    /// it keeps apart from nobody.
-    pub through: bool,
+    /// Whom it walks through (held long while squeezing, [`super::held::K_THROUGH_AFTER_TICKS`]),
+    /// keeping apart from them no more.
+    pub through: Through,
+}
+
+/// Whom a walker held long walks through (Cohort's last resort, [`super::held`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Through {
+    /// Nobody: it keeps apart from everyone.
+    Nobody,
+    /// Its own side's bodies only: a soldier closing on an enemy never walks through the
+    /// enemy's army, but through its own crowd round a target to a place at it.
+    Friends,
+    /// Everyone, walkers or standing, friends or enemies.
+    Everyone,
 }
 
 /// The formation a walker on `route` marches in, and its place in it: its own (`formation`)
@@ -81,7 +93,7 @@ fn meets_head_on(step: Vec2, heading: Vec2) -> bool {
 
 impl Stepper<'_> {
     /// The keep-apart allowance between the walker and `b`, squared (raw bits).
-    fn allowance_sq(&self, b: &Body) -> i128 {
+    pub fn allowance_sq(&self, b: &Body) -> i128 {
         let a = i128::from(self.allowance(b).to_bits());
         a * a
     }
@@ -135,14 +147,14 @@ impl Stepper<'_> {
     /// corners of a way through the gaps of a crowd lie close together, and cutting them walks
     /// into the crowd).
     pub fn sees_past_bodies(&self, at: Vec2, next: Vec2, reach: Fx) -> bool {
-        if self.through {
+        if self.through == Through::Everyone {
             return true;
         }
         let line = next - at;
         let along = line.dot(line);
         self.survey
             .near(at, reach + self.radius + self.widest)
-            .filter(|b| b.entity != self.me)
+            .filter(|b| b.entity != self.me && !self.walks_through(b))
             .all(|b| {
                 let to_b = b.middle - at;
                 let t = if along == Fx::ZERO {
@@ -157,13 +169,24 @@ impl Stepper<'_> {
             })
     }
 
-    /// Bodies a walker at `p` might come too near: everyone but itself. Those it lets through
-    /// ([`Stepper::lets_through`]) are left out by the callers, after the distance test.
+    /// Bodies a walker at `p` might come too near: everyone but itself and those it walks
+    /// through. Those it lets through ([`Stepper::lets_through`]) are left out by the callers,
+    /// after the distance test.
     fn near(&self, p: Vec2) -> impl Iterator<Item = &Body> + '_ {
         let me = self.me;
         self.survey
             .near(p, self.radius + self.widest)
-            .filter(move |b| b.entity != me)
+            .filter(move |b| b.entity != me && !self.walks_through(b))
+    }
+
+    /// Whether the walker walks through `b` ([`Through`]).
+    #[inline]
+    fn walks_through(&self, b: &Body) -> bool {
+        match self.through {
+            Through::Nobody => false,
+            Through::Friends => self.key.friends().contains(b.owner),
+            Through::Everyone => true,
+        }
     }
 
     /// Whether a walker at `p` marching to its place in a formation lets `b` through rather than
@@ -212,7 +235,7 @@ impl Stepper<'_> {
     /// keeps the scan inlined (asked in the same closure, the tick benchmark's median rose from
     /// about 525 to 650 µs).
     pub fn crowds(&self, from: Vec2, p: Vec2) -> bool {
-        if self.through {
+        if self.through == Through::Everyone {
             return false;
         }
         let too_near = |b: &Body| {

@@ -17,8 +17,9 @@
 //!    [`K_SQUEEZE_APART`] of their radii from walkers (still the whole allowance from anyone
 //!    standing: nobody standing is pushed), until it gets on again.
 //! 3. held still [`K_THROUGH_AFTER_TICKS`] while squeezing, it **walks through** everyone about
-//!    it, keeping apart from nobody, until the squeeze ends (nobody is pushed: it is the one
-//!    that moves; the ground still holds it).
+//!    it, keeping apart from nobody (a soldier closing on an enemy: from none of its own side),
+//!    until the squeeze ends (nobody is pushed: it is the one that moves; the ground still
+//!    holds it).
 //!
 //! Every tick also, movers meeting head-on both turn to the same side (their right:
 //! [`crate::walk::Stepper::keep_apart`]), so two walkers coming at each other pass rather than
@@ -54,8 +55,8 @@ pub const K_SAME_WAY: Fx = fx(3);
 /// [`K_SQUEEZE_THROUGH`] from where the squeeze began (Cohort's last resort: bodies packed round
 /// a walker, an enemy formation formed up about it or a jam no side can give way in, hold it
 /// still for good otherwise). The ground still holds it: never into closed ground. A soldier
-/// closing on an enemy does not (its places round the target and the waiting rings are its ways
-/// round a crowd there, and a siege's would stand in each other at the wall).
+/// closing on an enemy walks through its own side only, never the enemy's army (its place at
+/// the target is clear of where the others stand: the walk through ends there, not in them).
 pub const K_THROUGH_AFTER_TICKS: u64 = 6000 / TICK_MS as u64;
 /// Squeezing past a walker keeps this share of their two radii between them (half, where keeping
 /// apart keeps three quarters).
@@ -88,27 +89,24 @@ fn at_least(v: Vec2, d: Fx) -> bool {
 /// Notes where the walker on `route` stands after its step at tick `now`: it got on if it came
 /// [`K_PROGRESS`] nearer the first corner it had when it last got on, or stands [`K_HEADWAY`]
 /// from where it last got on. A new first corner is no headway by itself (a detour's first may
-/// be where the walker stands, and walkers held on the spot turn from corner to corner). Held [`K_SQUEEZE_AFTER_TICKS`], it begins to squeeze; held
-/// [`K_THROUGH_AFTER_TICKS`], it walks through (if it `may_walk_through`: not a soldier closing
-/// on an enemy); both until it stands [`K_SQUEEZE_THROUGH`] from where the squeeze began.
-pub fn note(route: &mut Route, at: Vec2, may_walk_through: bool, now: u64) {
+/// be where the walker stands, and walkers held on the spot turn from corner to corner). Held
+/// [`K_SQUEEZE_AFTER_TICKS`], it begins to squeeze; held [`K_THROUGH_AFTER_TICKS`], it walks
+/// through (a soldier closing on an enemy through its own side only: [`super::apart::Through`]);
+/// both until it stands [`K_SQUEEZE_THROUGH`] from where the squeeze began. A chase planned
+/// again to the same place keeps how it was getting on (`tick::combat`), so a soldier's new
+/// corners are no headway either.
+pub fn note(route: &mut Route, at: Vec2, now: u64) {
     let Some(&corner) = route.waypoints.first() else {
         return;
     };
     let corners = route.waypoints.len() as u32;
     let d = at.distance(corner);
     let p = &mut route.progress;
-    // A soldier closing on an enemy measures a new first corner afresh (its chase replans every
-    // half second, and its places round the target are its ways on).
-    if corners != p.corners && !may_walk_through {
-        p.nearest = d;
-        p.corners = corners;
-    }
     if let Some(from) = p.squeeze_from {
         if at_least(at - from, K_SQUEEZE_THROUGH) {
             p.squeeze_from = None;
             p.through = false;
-        } else if may_walk_through && now.saturating_sub(p.since) >= K_THROUGH_AFTER_TICKS {
+        } else if now.saturating_sub(p.since) >= K_THROUGH_AFTER_TICKS {
             p.through = true;
         }
     } else if now.saturating_sub(p.since) >= K_SQUEEZE_AFTER_TICKS {

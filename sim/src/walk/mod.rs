@@ -15,9 +15,10 @@ pub mod goal;
 pub mod held;
 pub mod push;
 pub mod reach;
+pub mod settle;
 pub mod short;
 
-pub use apart::{marching_with, Stepper, K_KEEP_APART};
+pub use apart::{marching_with, Stepper, Through, K_KEEP_APART};
 pub use goal::{K_MOST_RING_TRIES, K_RINGS, K_RING_SPACING};
 pub use reach::{box_of, in_range, reach_gap, walk_may_end, K_INSIDE};
 
@@ -92,6 +93,8 @@ pub fn walk_all(world: &mut World) {
         let Some(mut route) = world.state.units[i].route.take() else {
             if world.state.units[i].pushed.is_some() {
                 push::pushed_step(world, i, widest);
+            } else {
+                settle::settle(world, i, widest);
             }
             continue;
         };
@@ -99,9 +102,7 @@ pub fn walk_all(world: &mut World) {
         let now = world.state.tick;
         let at = match outcome {
             Outcome::Walking { at, ring } => {
-                let u = &world.state.units[i];
-                let fighting = u.fight.is_some() || matches!(u.order, Order::Attack { .. });
-                held::note(&mut route, at, !fighting, now);
+                held::note(&mut route, at, now);
                 if held::due_detour(&world.state.units[i], &route, at, now) {
                     held::detour(world, i, &mut route, at);
                 }
@@ -131,6 +132,11 @@ pub fn walk_all(world: &mut World) {
     }
 }
 
+/// Whether unit `u` is a soldier closing on an enemy (set on one by its order or a fight).
+fn fighting(u: &crate::world::Unit) -> bool {
+    u.fight.is_some() || matches!(u.order, Order::Attack { .. })
+}
+
 /// The stepper for unit `i` walking `route` this tick.
 pub fn stepper<'a>(world: &'a World, i: usize, route: &Route) -> Stepper<'a> {
     let u = &world.state.units[i];
@@ -144,7 +150,13 @@ pub fn stepper<'a>(world: &'a World, i: usize, route: &Route) -> Stepper<'a> {
         march: apart::marching_with(u.formation, route),
         squeeze: held::squeezes(route, world.state.tick).then(|| goal::point_of(u, route)),
         // Near its point the crowd there stops it (someone on the goal, a crowd at the goal).
-        through: route.progress.through && !goal::near_point(u, route, u.position),
+        through: if !route.progress.through || goal::near_point(u, route, u.position) {
+            Through::Nobody
+        } else if fighting(u) {
+            Through::Friends
+        } else {
+            Through::Everyone
+        },
     }
 }
 

@@ -84,7 +84,7 @@ pub fn pushed_step(world: &mut World, i: usize, widest: Fx) {
         widest,
         march: None,
         squeeze: None,
-        through: false,
+        through: super::apart::Through::Nobody,
     };
     let to = u.position + push.nudge;
     if !s.open_step(u.position, to) || !s.body_open(u.position, to) {

@@ -1,0 +1,102 @@
+//! A body left standing inside another steps out (Cohort's choice, not the spec's).
+//!
+//! Walkers keep apart and nobody standing is pushed, so two bodies that come to stand inside
+//! each other's allowance stay so for good: a soldier walking through its own crowd when its
+//! target falls, two walkers given one free place round a point, units placed so. An idle unit
+//! (no order, no walk, not pushed) that stands nearer than the keep-apart allowance to a body
+//! standing still walks to the nearest free place round where it stands, as a short walk of its
+//! own: it keeps its order (idle), and the walk keeps apart and off closed ground as every walk
+//! does. Each idle unit looks once every [`K_SETTLE_EVERY_TICKS`] ticks (staggered by id, so an
+//! army standing looks over that many ticks, not in one), up to [`K_SETTLE_RINGS`] rings out.
+
+use super::apart::{squared, Stepper, Through};
+use crate::astar::body_clear;
+use crate::nav::{find_standing_spot, region_here, spot::stands_in, Approach, Spot};
+use crate::position::{Bounds, Fx, Vec2};
+use crate::world::{Order, Progress, Route, World};
+
+/// An idle unit looks whether it stands inside another body once in this many ticks.
+pub const K_SETTLE_EVERY_TICKS: u64 = 16;
+/// It looks for a free place this many rings out, a body's half-width apart.
+pub const K_SETTLE_RINGS: usize = 3;
+
+/// Idle unit `i` standing inside a standing body is given a walk to the nearest free place.
+pub fn settle(world: &mut World, i: usize, widest: Fx) {
+    let now = world.state.tick;
+    let u = &world.state.units[i];
+    if u.order != Order::Idle
+        || u.route.is_some()
+        || u.pushed.is_some()
+        || !(u.id.0.wrapping_add(now)).is_multiple_of(K_SETTLE_EVERY_TICKS)
+    {
+        return;
+    }
+    let radius = world.rules().units[u.kind as usize].radius;
+    let key = world.key_of(u);
+    let s = Stepper {
+        grid: world.grid(),
+        survey: &world.caches.survey,
+        key,
+        me: u.id,
+        radius,
+        widest,
+        march: None,
+        squeeze: None,
+        through: Through::Nobody,
+    };
+    let at = u.position;
+    // Away from the standing bodies it is inside of: where to look for a place first.
+    let mut away = Vec2::ZERO;
+    let mut inside = false;
+    for b in s.survey.near(at, radius + widest) {
+        if b.entity == u.id || b.moving || squared(at - b.middle) >= s.allowance_sq(b) {
+            continue;
+        }
+        inside = true;
+        away = away + (at - b.middle);
+    }
+    if !inside {
+        return;
+    }
+    let region = region_here(&world.caches.regions, world.grid(), key, at.tile());
+    let free = |p: Vec2| {
+        stands_in(world, key, region, p, radius)
+            && body_clear(world.grid(), key, at, p, radius)
+            && s
+                .survey
+                .near(p, radius + widest)
+                .all(|b| b.entity == u.id || squared(p - b.middle) >= s.allowance_sq(b))
+    };
+    let mut outside = radius;
+    let mut place = None;
+    for _ in 0..K_SETTLE_RINGS {
+        let ask = Approach {
+            ground: Bounds::around(at, Fx::ZERO),
+            from: at + away,
+            outside,
+            room: radius * 2,
+            taken: &[],
+            own_face_only: false,
+        };
+        if let Spot::Found(p) = find_standing_spot(&ask, free) {
+            place = Some(p);
+            break;
+        }
+        outside += radius;
+    }
+    let Some(p) = place else {
+        return;
+    };
+    world.state.units[i].route = Some(Route {
+        waypoints: vec![p],
+        goal: p,
+        has_goal: true,
+        speed_cap: None,
+        target: None,
+        range: Fx::ZERO,
+        replans: 0,
+        progress: Progress::from(now),
+        fine: 0,
+        legs: 0,
+    });
+}
