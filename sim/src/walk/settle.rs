@@ -18,7 +18,7 @@ use crate::world::{Order, Progress, Route, World};
 /// An idle unit looks whether it stands inside another body once in this many ticks.
 pub const K_SETTLE_EVERY_TICKS: u64 = 16;
 /// It looks for a free place this many rings out, a body's half-width apart.
-pub const K_SETTLE_RINGS: usize = 3;
+pub const K_SETTLE_RINGS: usize = 8;
 
 /// Idle unit `i` standing inside a standing body is given a walk to the nearest free place.
 pub fn settle(world: &mut World, i: usize, widest: Fx) {
@@ -87,7 +87,9 @@ pub fn settle(world: &mut World, i: usize, widest: Fx) {
     let Some(p) = place else {
         return;
     };
-    world.state.units[i].route = Some(Route {
+    let u = &mut world.state.units[i];
+    u.ring_tries = 0;
+    u.route = Some(Route {
         waypoints: vec![p],
         goal: p,
         has_goal: true,
