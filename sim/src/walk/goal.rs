@@ -6,7 +6,7 @@
 //! A villager walking to its work keeps the spot its work gave it (its walk has a target, and
 //! this is never asked for it).
 
-use super::apart::{squared, Stepper};
+use super::apart::{squared, Stepper, K_BODY_SLACK};
 use crate::astar::body_clear;
 use crate::nav::Body;
 use crate::position::{fx, fx_ratio, Fx, Tile, Vec2};
@@ -123,10 +123,11 @@ pub fn free_place(world: &World, s: &Stepper, at: Vec2, goal: Vec2) -> Option<Ve
     None
 }
 
-/// Whether a body of the stepper's radius could stand at `p`: open ground, nobody's box there,
-/// and nobody walking there.
+/// Whether a body of the stepper's radius could stand at `p`: on open ground (the whole body,
+/// tested [`K_BODY_SLACK`] inside its edge as every step is), nobody's box there, and nobody
+/// walking there.
 fn free(world: &World, s: &Stepper, p: Vec2) -> bool {
-    if !s.grid.passable_point(s.key, p) {
+    if !s.grid.passable_box(s.key, p, (s.radius - K_BODY_SLACK).max(Fx::ZERO)) {
         return false;
     }
     let room_for = |b: &Body| s.radius + b.radius;
