@@ -88,7 +88,7 @@ fn at_least(v: Vec2, d: Fx) -> bool {
 
 /// Notes where the walker on `route` stands after its step at tick `now`: it got on if it came
 /// [`K_PROGRESS`] nearer the first corner it had when it last got on, or stands [`K_HEADWAY`]
-/// from where it last got on and no further from its goal. A new first corner is no headway by itself (a detour's first may
+/// from where it last got on (after a detour: no further from its goal). A new first corner is no headway by itself (a detour's first may
 /// be where the walker stands, and walkers held on the spot turn from corner to corner). Held
 /// [`K_SQUEEZE_AFTER_TICKS`], it begins to squeeze; held [`K_THROUGH_AFTER_TICKS`], it walks
 /// through (a soldier closing on an enemy through its own side only: [`super::apart::Through`]);
@@ -114,10 +114,11 @@ pub fn note(route: &mut Route, at: Vec2, now: u64) {
         p.squeeze_from = Some(at);
     }
     let nearer = corners == p.corners && p.nearest.saturating_sub(d) >= K_PROGRESS;
-    // Headway leads somewhere: a walker that stepped back (a detour's corner behind it) and
-    // forth again on the spot does not get on.
+    // Headway after a detour leads somewhere: a walker whose detour's corner lay behind it, and
+    // that stepped back to it and forth again on the spot, does not get on.
     let headway = at_least(at - p.anchor, K_HEADWAY)
-        && super::apart::squared(at - goal) <= super::apart::squared(p.anchor - goal);
+        && (p.detoured.is_none()
+            || super::apart::squared(at - goal) <= super::apart::squared(p.anchor - goal));
     if nearer || headway {
         p.nearest = d;
         p.corners = corners;
