@@ -12,11 +12,12 @@
 //! waits out its `replan_wait` like the rest. A strike takes hit points; at none, a unit dies and a building falls (in
 //! the aftermath).
 
-use crate::nav::chase::{K_CHASE_NEAR, K_WAITING_RINGS};
+use crate::nav::chase::K_CLAIM_HELD_TICKS;
 use crate::nav::{plan_chase, replan_wait, route_beside, Ask};
 use crate::position::{fx, Bounds, Fx};
+use crate::walk::held::held_ticks;
 use crate::walk::{box_of, give_up, in_range, reach_gap};
-use crate::world::{find, EntityId, Order, Progress, UnitState, World, TICK_MS};
+use crate::world::{find, EntityId, Order, UnitState, World, TICK_MS};
 
 /// A follower keeps within this many tiles of its target. The devlog's `XYZFollowTarget` takes an
 /// `AcceptanceRadius` defaulting to 1.0 (in its engine's units, not tiles): reading it as one
@@ -95,6 +96,11 @@ fn fight(world: &mut World, i: usize) {
         return;
     }
     world.counters.replans += 1;
+    let now = world.state.tick;
+    let held_long = world.state.units[i]
+        .route
+        .as_ref()
+        .is_some_and(|r| held_ticks(r, now) >= K_CLAIM_HELD_TICKS);
     let mut plan = plan_chase(world, i, target, reach);
     let u = &mut world.state.units[i];
     // A chase planned again is held up as long as before: the same walk (to the same place, or
@@ -108,42 +114,22 @@ fn fight(world: &mut World, i: usize) {
             *new = old.clone();
         } else if same_place {
             new.progress = old.progress;
-        } else {
-            // Another place: held as long as before all the same (the crowd that held it
-            // shifts the places round the target as it jostles), its new corners no headway.
-            new.progress = Progress {
-                nearest: Fx::MAX,
-                corners: u32::MAX,
-                ..old.progress
-            };
         }
     }
-    // Sent to a waiting place from within the waiting rings, it is in the crowd round the
-    // target already: it waits where it stands (Cohort's choice: walking round the crowd to the
-    // waiting place the planner found, a body's width further out, it is held up by the crowd
-    // it walks round, for as long as the wait lasts).
-    if plan.waits && within_rings(world, i, target, reach) {
+    // Sent to a waiting place when its walk has been held up by the crowd round the target for
+    // K_CLAIM_HELD_TICKS, it is in that crowd already: it waits where it stands (Cohort's
+    // choice: walking round the crowd to the waiting place the planner found, a body's width
+    // further out, it would be held up by the crowd it walks round for as long as the wait
+    // lasts).
+    if plan.waits && held_long {
         plan.route = None;
     }
-    let u = &mut world.state.units[i];
     u.replan_at_ms = now_ms + replan_wait(at);
     // A chase that found no walk (every place round the target spoken for, or no way there
     // through the crowd) waits out its replan wait where it stands, as one at a waiting place
     // does, rather than planning again every tick (Cohort's choice).
     u.chase_waits = plan.waits || plan.route.is_none();
     u.route = plan.route;
-}
-
-/// Whether unit `i` stands in the crowd round `target`: its body no further from the target's
-/// box than `range` and [`K_WAITING_RINGS`] bodies' widths, or [`K_CHASE_NEAR`] tiles if that
-/// is more (where a chase plans as often as ever, to find its place among the others).
-fn within_rings(world: &World, i: usize, target: EntityId, range: Fx) -> bool {
-    let u = &world.state.units[i];
-    let radius = world.rules().units[u.kind as usize].radius;
-    let rings = (radius * 2 * Fx::from_num(K_WAITING_RINGS)).max(K_CHASE_NEAR);
-    box_of(world, target).is_some_and(|b| {
-        reach_gap(&Bounds::around(u.position, radius), &b) <= range.max(Fx::ZERO) + rings
-    })
 }
 
 /// Unit `i` was struck by `striker`: when it stands idle, has an attack, and the striker is a
