@@ -372,6 +372,50 @@ mod tests {
     }
 
     #[test]
+    fn every_kind_of_fault_is_a_failure_and_none_is_a_pass() {
+        let mut o = run(&Scene::of_seed(1)).unwrap();
+        assert!(o.identical_twice);
+        o.stalls.clear();
+        o.overlaps.clear();
+        o.deepest_in_closed_ground = None;
+        o.not_ended.clear();
+        assert!(o.passed(), "{:?}", o.failures());
+        let unit = EntityId(7);
+        o.stalls.push(LongStall {
+            stall: Stall {
+                unit,
+                since: 10,
+                ticks: 700,
+                waiting: false,
+            },
+            order: Order::Follow { target: unit },
+        });
+        o.overlaps.push(Overlap {
+            a: unit,
+            b: EntityId(8),
+            per_mille: 500,
+            tick: 800,
+        });
+        o.deepest_in_closed_ground = Some(InClosed {
+            unit,
+            depth: Fx::from_num(1) / 8,
+            tick: 30,
+        });
+        o.not_ended.push(NotEnded {
+            unit,
+            order: Order::Hold,
+        });
+        o.identical_twice = false;
+        let why = o.failures();
+        assert_eq!(why.len(), 5, "{why:?}");
+        assert_eq!(why[0], "1 stalled 10 s or more (longest 11.2 s; 1 follow: #7)");
+        assert!(why[1].starts_with("1 pairs nearer than the allowance at the end (nearest #7 #8 at 500‰)"));
+        assert!(why[2].starts_with("#7 over closed ground at tick 30"));
+        assert_eq!(why[4], "two runs gave different hashes");
+        assert_eq!(o.stalls_by_order(), vec![("follow", 1)]);
+    }
+
+    #[test]
     fn a_scene_lasts_its_walk_three_times_over() {
         // 10 tiles at 1 tile a second, three times over, and 40 s more: 70 s of 62.5 ticks.
         assert_eq!(scene_ticks(100, 1000, 40), 4375 + SETTLE_TICKS);
