@@ -29,7 +29,12 @@ fn two_seeds_print_one_json_object_the_same_twice() {
     // Seeds 1 (fields) and 2 (a generated map) pass today (sim/tests/crowd_soak.rs runs them).
     let args = ["soak", "--seeds", "2", "--json", "--out", "failed"];
     let out = cohort(&dir, &args);
-    assert!(out.status.success(), "{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["first_seed"], 1);
     assert_eq!(v["seeds"], 2);

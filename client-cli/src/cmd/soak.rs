@@ -99,8 +99,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let mut summary = Summary::new();
     for seed in args.first..args.first.saturating_add(args.seeds) {
         let scene = Scene::of_seed(seed);
-        let outcome = soak::run(&scene)
-            .with_context(|| format!("seed {seed}: the scene does not load"))?;
+        let outcome =
+            soak::run(&scene).with_context(|| format!("seed {seed}: the scene does not load"))?;
         summary.add(&outcome);
         if !outcome.passed() {
             write_scene(&args.out, &scene, &outcome.failures())?;
@@ -213,9 +213,9 @@ fn print_summary(args: &Args, s: &Summary) {
         s.units,
         tenths(s.unit_minutes())
     );
-    let longest = s
-        .longest_stall
-        .map_or(String::new(), |(t, seed)| format!(", longest {} s (seed {seed})", seconds(t)));
+    let longest = s.longest_stall.map_or(String::new(), |(t, seed)| {
+        format!(", longest {} s (seed {seed})", seconds(t))
+    });
     let by_order: Vec<String> = s
         .stalls_by_order
         .iter()

@@ -70,8 +70,8 @@ impl Ground {
         for y in 0..size {
             for x in 0..size {
                 let t = tile(x, y);
-                let open = world.grid().passable(land, t)
-                    && world.grid().occupant(t) == Occupant::Nothing;
+                let open =
+                    world.grid().passable(land, t) && world.grid().occupant(t) == Occupant::Nothing;
                 g.taken.push(!open);
             }
         }
@@ -389,22 +389,47 @@ pub(super) fn scene(seed: u64) -> String {
                 goal = enemy_army.map_or(open_points[2 * i + 1], Army::middle);
                 if rng.chance(2) {
                     let f = *rng.pick(&FORMATIONS);
-                    plan.give(&order("set_formation", Extra::Formation(f)), from, None, speed);
+                    plan.give(
+                        &order("set_formation", Extra::Formation(f)),
+                        from,
+                        None,
+                        speed,
+                    );
                 }
-                plan.give(&order("formation_move", Extra::To(goal)), from, Some(goal), speed);
+                plan.give(
+                    &order("formation_move", Extra::To(goal)),
+                    from,
+                    Some(goal),
+                    speed,
+                );
             }
             2 => {
                 goal = enemy_front;
-                plan.give(&order("attack_move", Extra::To(goal)), from, Some(goal), speed);
+                plan.give(
+                    &order("attack_move", Extra::To(goal)),
+                    from,
+                    Some(goal),
+                    speed,
+                );
             }
             3 => match enemy_army {
                 Some(e) => {
                     goal = e.middle();
-                    plan.give(&order("attack", Extra::Named(&e.name)), from, Some(goal), speed);
+                    plan.give(
+                        &order("attack", Extra::Named(&e.name)),
+                        from,
+                        Some(goal),
+                        speed,
+                    );
                 }
                 None => {
                     goal = enemy_front;
-                    plan.give(&order("attack_move", Extra::To(goal)), from, Some(goal), speed);
+                    plan.give(
+                        &order("attack_move", Extra::To(goal)),
+                        from,
+                        Some(goal),
+                        speed,
+                    );
                 }
             },
             4 => match enemy.town_center {
@@ -420,13 +445,23 @@ pub(super) fn scene(seed: u64) -> String {
                 }
                 None => {
                     goal = enemy.start;
-                    plan.give(&order("attack_move", Extra::To(goal)), from, Some(goal), speed);
+                    plan.give(
+                        &order("attack_move", Extra::To(goal)),
+                        from,
+                        Some(goal),
+                        speed,
+                    );
                 }
             },
             5 => match (friend, base_of(p).scout) {
                 (Some(f), _) => {
                     goal = f.middle();
-                    plan.give(&order("follow", Extra::Named(&f.name)), from, Some(goal), speed);
+                    plan.give(
+                        &order("follow", Extra::Named(&f.name)),
+                        from,
+                        Some(goal),
+                        speed,
+                    );
                 }
                 (None, Some((id, at))) => {
                     goal = at;
@@ -453,7 +488,12 @@ pub(super) fn scene(seed: u64) -> String {
                 }
                 None => {
                     goal = enemy.start;
-                    plan.give(&order("attack_move", Extra::To(goal)), from, Some(goal), speed);
+                    plan.give(
+                        &order("attack_move", Extra::To(goal)),
+                        from,
+                        Some(goal),
+                        speed,
+                    );
                 }
             },
         }
@@ -605,7 +645,12 @@ fn work(
         let kind = *rng.pick(&BUILDINGS);
         if let Some(at) = spot(rng, ground, kind, start) {
             if choice == 2 {
-                plan.give(&order("place_building", Extra::Lay(kind, at)), from, Some(at), speed);
+                plan.give(
+                    &order("place_building", Extra::Lay(kind, at)),
+                    from,
+                    Some(at),
+                    speed,
+                );
             } else {
                 let name = format!("f_{name}");
                 plan.give(&order("build", Extra::Named(&name)), from, Some(at), speed);
@@ -619,7 +664,8 @@ fn work(
             return;
         }
     }
-    let kind = world.rules().resource_kind(*rng.pick(&RESOURCES));
+    let resource = *rng.pick(&RESOURCES);
+    let kind = world.rules().resource_kind(resource);
     let nearest = world
         .state
         .resources

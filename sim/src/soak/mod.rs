@@ -355,7 +355,8 @@ fn scene_ticks(longest_d2: i64, slowest_milli: i64, more_seconds: i64) -> i64 {
     // ⌊√(d2 · per_tile²) / slowest⌋ is ⌊√d2 · per_tile / slowest⌋: √ then ÷ may both floor.
     let walk = crate::position::isqrt_u128(d2 * per_tile * per_tile)
         / u128::try_from(slowest_milli.max(1)).unwrap_or(1);
-    let half_ticks = i64::try_from(walk).unwrap_or(i64::MAX / 4) + more_seconds * HALF_TICKS_PER_SECOND;
+    let half_ticks =
+        i64::try_from(walk).unwrap_or(i64::MAX / 4) + more_seconds * HALF_TICKS_PER_SECOND;
     half_ticks / 2 + SETTLE_TICKS
 }
 
@@ -408,8 +409,12 @@ mod tests {
         o.identical_twice = false;
         let why = o.failures();
         assert_eq!(why.len(), 5, "{why:?}");
-        assert_eq!(why[0], "1 stalled 10 s or more (longest 11.2 s; 1 follow: #7)");
-        assert!(why[1].starts_with("1 pairs nearer than the allowance at the end (nearest #7 #8 at 500‰)"));
+        assert_eq!(
+            why[0],
+            "1 stalled 10 s or more (longest 11.2 s; 1 follow: #7)"
+        );
+        assert!(why[1]
+            .starts_with("1 pairs nearer than the allowance at the end (nearest #7 #8 at 500‰)"));
         assert!(why[2].starts_with("#7 over closed ground at tick 30"));
         assert_eq!(why[4], "two runs gave different hashes");
         assert_eq!(o.stalls_by_order(), vec![("follow", 1)]);

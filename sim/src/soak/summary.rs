@@ -96,8 +96,10 @@ impl Summary {
         }
         if let Some(c) = o.deepest_in_closed_ground {
             self.closed_ground_scenes += 1;
-            self.deepest_in_closed_ground =
-                Some(self.deepest_in_closed_ground.map_or(c.depth, |d| d.max(c.depth)));
+            self.deepest_in_closed_ground = Some(
+                self.deepest_in_closed_ground
+                    .map_or(c.depth, |d| d.max(c.depth)),
+            );
         }
         self.closed_ground_at_end += o.in_closed_ground.len();
         self.walks_not_ended += o.not_ended.len();

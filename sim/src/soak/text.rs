@@ -45,7 +45,10 @@ pub(super) struct Order<'a> {
 
 /// The scenario's first lines: a comment naming the seed, `name`, `ticks`.
 pub(super) fn header(out: &mut String, seed: u64, kind: &str, ticks: i64) {
-    let _ = writeln!(out, "# crowd soak seed {seed} ({kind}): `cohort soak --first {seed} --seeds 1`");
+    let _ = writeln!(
+        out,
+        "# crowd soak seed {seed} ({kind}): `cohort soak --first {seed} --seeds 1`"
+    );
     let _ = writeln!(out, "name = \"soak_{seed}\"\nticks = {ticks}\n");
 }
 
