@@ -6,33 +6,9 @@
 //! `sim/tests/crowd_soak.rs`'s, laid out in floating point; here in integers).
 
 use super::text::{self, Block, Extra, Order};
-use super::{scene_ticks, square_columns, Rng};
-use crate::position::Fx;
+use super::{figures, scene_ticks, square_columns, Layout, Rng, LAND_KINDS as KINDS};
 use crate::ruleset::Ruleset;
 use std::fmt::Write;
-
-/// The land kinds a group may be of, in the order the seed picks from.
-const KINDS: [&str; 8] = [
-    "villager",
-    "militia",
-    "spearman",
-    "archer",
-    "skirmisher",
-    "scout_cavalry",
-    "knight",
-    "mangonel",
-];
-
-/// A kind's body and pace, as the scene lays them out: radius in tenths of a tile, speed in
-/// thousandths of a tile a second (the default ruleset's, rounded).
-fn figures(rules: &Ruleset, kind: &str) -> (i64, i64) {
-    let Some(k) = rules.unit_kind(kind) else {
-        return (5, 1000);
-    };
-    let k = &rules.units[k as usize];
-    let round = |v: Fx, by: i64| (v * Fx::from_num(by)).round().to_num::<i64>();
-    (round(k.radius, 10), round(k.speed, 1000))
-}
 
 /// A grid of map characters.
 struct Canvas {
@@ -75,39 +51,16 @@ impl Canvas {
 struct Group {
     kind: usize,
     owner: i64,
-    at: (i64, i64),
-    count: i64,
-    columns: i64,
-    spacing_tenths: i64,
+    block: Layout,
     to: (i64, i64),
     formation: bool,
     tick: i64,
 }
 
-impl Group {
-    /// The block's tiles, with a tile of margin: (x0, y0, x1, y1).
-    fn area(&self) -> (i64, i64, i64, i64) {
-        let rows = (self.count + self.columns - 1) / self.columns;
-        let w = ((self.columns - 1) * self.spacing_tenths + 9) / 10;
-        let h = ((rows - 1) * self.spacing_tenths + 9) / 10;
-        (
-            self.at.0 - 1,
-            self.at.1 - 1,
-            self.at.0 + w + 1,
-            self.at.1 + h + 1,
-        )
-    }
-
-    fn middle(&self) -> (i64, i64) {
-        let (x0, y0, x1, y1) = self.area();
-        ((x0 + x1) / 2, (y0 + y1) / 2)
-    }
-}
-
 /// The scene of `seed`, as a scenario file.
 pub(super) fn scene(seed: u64) -> String {
     let rules = Ruleset::default_rules();
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let (w, h) = (rng.range(5, 9) * 8, rng.range(4, 7) * 8);
     let mut map = Canvas::new(w, h);
     for _ in 0..rng.range(0, 14) {
@@ -154,10 +107,12 @@ pub(super) fn scene(seed: u64) -> String {
             Group {
                 kind,
                 owner,
-                at,
-                count,
-                columns,
-                spacing_tenths,
+                block: Layout {
+                    at,
+                    count,
+                    columns,
+                    spacing_tenths,
+                },
                 to: (0, 0),
                 formation,
                 tick,
@@ -171,11 +126,11 @@ pub(super) fn scene(seed: u64) -> String {
         groups[i].to = if rng.chance(4) {
             (rng.range(1, w - 2), rng.range(1, h - 2))
         } else {
-            groups[(i + 1) % n].middle()
+            groups[(i + 1) % n].block.middle()
         };
     }
     for g in &groups {
-        let (x0, y0, x1, y1) = g.area();
+        let (x0, y0, x1, y1) = g.block.area();
         map.fill(x0, y0, x1, y1, b'.');
         map.fill(g.to.0 - 1, g.to.1 - 1, g.to.0 + 1, g.to.1 + 1, b'.');
     }
@@ -183,7 +138,7 @@ pub(super) fn scene(seed: u64) -> String {
     let mut placed: Vec<(i64, i64, i64, i64)> = Vec::new();
     let mut keep: Vec<&Group> = Vec::new();
     for g in &groups {
-        let a = g.area();
+        let a = g.block.area();
         let clear = placed
             .iter()
             .all(|p| a.2 < p.0 || p.2 < a.0 || a.3 < p.1 || p.3 < a.1);
@@ -201,14 +156,14 @@ pub(super) fn scene(seed: u64) -> String {
     let longest = keep
         .iter()
         .map(|g| {
-            let (x, y) = g.middle();
+            let (x, y) = g.block.middle();
             (g.to.0 - x).pow(2) + (g.to.1 - y).pow(2)
         })
         .max()
         .unwrap_or(0);
     // Time to walk the longest way three times over at the slowest pace, and 40 s and a second
     // for each unit (a block funnelling through a gap a body wide passes one at a time).
-    let units: i64 = keep.iter().map(|g| g.count).sum();
+    let units: i64 = keep.iter().map(|g| g.block.count).sum();
     let ticks = scene_ticks(longest, slowest, 40 + units);
 
     let mut toml = String::new();
@@ -224,10 +179,7 @@ pub(super) fn scene(seed: u64) -> String {
             &Block {
                 kind: KINDS[g.kind],
                 owner: g.owner,
-                at: g.at,
-                count: g.count,
-                columns: g.columns,
-                spacing_tenths: g.spacing_tenths,
+                layout: g.block,
                 name,
             },
         );

@@ -12,26 +12,18 @@
 //! The map's entities come first (ids fixed by the generator), so commands name them by id;
 //! the scene's own blocks and foundations by name.
 
-use super::text::{self, Block, Extra, Order};
-use super::{scene_ticks, square_columns, Rng};
+use super::text::{self, Block, Extra, Order, Who};
+use super::{figures, scene_ticks, square_columns, Layout, Rng, LAND_KINDS};
 use crate::grid::{Keyed, Occupant};
 use crate::map::{generate, start_tiles, MapOptions};
-use crate::position::{Fx, Tile};
+use crate::position::Tile;
 use crate::ruleset::Ruleset;
 use crate::world::{EntityId, World};
 use std::fmt::Write;
 use std::sync::Arc;
 
-/// The soldier kinds an army may be of.
-const SOLDIERS: [&str; 7] = [
-    "militia",
-    "spearman",
-    "archer",
-    "skirmisher",
-    "scout_cavalry",
-    "knight",
-    "mangonel",
-];
+/// The soldier kinds an army may be of: every land kind but the villager.
+const SOLDIERS: &[&str] = LAND_KINDS.split_at(1).1;
 /// The most units in one army.
 const MOST_IN_ARMY: i64 = 20;
 /// The most villagers in a scene's own block of villagers.
@@ -125,30 +117,7 @@ struct Army {
     name: String,
     kind: &'static str,
     owner: i64,
-    at: (i64, i64),
-    count: i64,
-    columns: i64,
-    spacing_tenths: i64,
-}
-
-impl Army {
-    /// The block's tiles, with a tile of margin.
-    fn area(&self) -> (i64, i64, i64, i64) {
-        let rows = (self.count + self.columns - 1) / self.columns;
-        let w = ((self.columns - 1) * self.spacing_tenths + 9) / 10;
-        let h = ((rows - 1) * self.spacing_tenths + 9) / 10;
-        (
-            self.at.0 - 1,
-            self.at.1 - 1,
-            self.at.0 + w + 1,
-            self.at.1 + h + 1,
-        )
-    }
-
-    fn middle(&self) -> (i64, i64) {
-        let (x0, y0, x1, y1) = self.area();
-        ((x0 + x1) / 2, (y0 + y1) / 2)
-    }
+    block: Layout,
 }
 
 /// What the map's generator laid for one player.
@@ -188,16 +157,6 @@ impl Plan {
             self.slowest_milli = self.slowest_milli.min(speed_milli);
         }
     }
-}
-
-/// A kind's radius in tenths of a tile and speed in thousandths of a tile a second.
-fn figures(rules: &Ruleset, kind: &str) -> (i64, i64) {
-    let Some(k) = rules.unit_kind(kind) else {
-        return (5, 1000);
-    };
-    let k = &rules.units[k as usize];
-    let round = |v: Fx, by: i64| (v * Fx::from_num(by)).round().to_num::<i64>();
-    (round(k.radius, 10), round(k.speed, 1000))
 }
 
 fn at_of(world: &World, id: EntityId) -> (i64, i64) {
@@ -244,7 +203,7 @@ fn bases(world: &World, starts: &[Tile]) -> Vec<Base> {
 /// The scene of `seed`, as a scenario file.
 pub(super) fn scene(seed: u64) -> String {
     let rules = Arc::new(Ruleset::default_rules());
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let size = rng.range(6, 8) * 8;
     let players = rng.range(2, 4);
     let map_seed = rng.next() >> 16;
@@ -269,7 +228,7 @@ pub(super) fn scene(seed: u64) -> String {
             let (kind, count) = if villagers {
                 ("villager", rng.range(2, MOST_VILLAGERS))
             } else {
-                (*rng.pick(&SOLDIERS), rng.range(1, MOST_IN_ARMY))
+                (*rng.pick(SOLDIERS), rng.range(1, MOST_IN_ARMY))
             };
             let columns = (square_columns(count) + rng.range(-1, 2)).max(1);
             let least = 2 * figures(&rules, kind).0 + 1;
@@ -288,41 +247,21 @@ pub(super) fn scene(seed: u64) -> String {
                     name: name.clone(),
                     kind,
                     owner: p,
-                    at,
-                    count,
-                    columns,
-                    spacing_tenths,
+                    block: Layout {
+                        at,
+                        count,
+                        columns,
+                        spacing_tenths,
+                    },
                 };
-                if ground.free(army.area()) {
-                    ground.take(army.area());
+                if ground.free(army.block.area()) {
+                    ground.take(army.block.area());
                     armies.push(army);
                     break;
                 }
             }
         }
     }
-
-    // A free spot for a building of `kind` near a start: its footprint and a tile round it free.
-    let mut spot = |rng: &mut Rng, ground: &mut Ground, kind: &str, start: (i64, i64)| {
-        let k = rules.building_kind(kind)?;
-        (0..TRIES).find_map(|_| {
-            let at = (
-                start.0 + rng.range(-START_REACH, START_REACH),
-                start.1 + rng.range(-START_REACH, START_REACH),
-            );
-            let f = world.footprint_of(k, tile(at.0, at.1), false);
-            let area = (
-                at.0 + i64::from(f.min.x) - 1,
-                at.1 + i64::from(f.min.y) - 1,
-                at.0 + i64::from(f.max.x) + 1,
-                at.1 + i64::from(f.max.y) + 1,
-            );
-            ground.free(area).then(|| {
-                ground.take(area);
-                at
-            })
-        })
-    };
 
     let mut plan = Plan {
         orders: Vec::new(),
@@ -340,21 +279,29 @@ pub(super) fn scene(seed: u64) -> String {
     // The armies' orders.
     for (i, army) in armies.iter().enumerate() {
         let speed = figures(&rules, army.kind).1;
-        let from = army.middle();
+        let from = army.block.middle();
         let units = text::named(&army.name);
         let p = army.owner;
         let tick = first_tick(&mut rng);
         if army.kind == "villager" {
+            let job = Job {
+                who: Who {
+                    tick,
+                    player: p,
+                    units,
+                },
+                start: base_of(p).start,
+                from,
+                speed,
+                name: army.name.clone(),
+            };
             work(
                 &mut rng,
                 &mut plan,
                 &mut foundations,
-                &mut spot,
                 &mut ground,
                 &world,
-                (p, base_of(p).start, from, speed, tick),
-                units,
-                &army.name,
+                job,
             );
             continue;
         }
@@ -368,25 +315,24 @@ pub(super) fn scene(seed: u64) -> String {
             .iter()
             .find(|a| a.owner == p && a.name != army.name && a.kind != "villager");
         let enemy_front = enemy.villagers.first().map_or(enemy.start, |v| v.1);
-        let order = |action, extra| Order {
+        let who = Who {
             tick,
             player: p,
-            action,
             units: units.clone(),
-            extra,
         };
+        let order = |action, extra| who.order(action, extra);
         let goal;
         match rng.range(0, 7) {
             0 => {
                 goal = if rng.chance(2) {
                     open_points[2 * i]
                 } else {
-                    armies[(i + 1) % armies.len()].middle()
+                    armies[(i + 1) % armies.len()].block.middle()
                 };
                 plan.give(&order("move", Extra::To(goal)), from, Some(goal), speed);
             }
             1 => {
-                goal = enemy_army.map_or(open_points[2 * i + 1], Army::middle);
+                goal = enemy_army.map_or(open_points[2 * i + 1], |a| a.block.middle());
                 if rng.chance(2) {
                     let f = *rng.pick(&FORMATIONS);
                     plan.give(
@@ -414,7 +360,7 @@ pub(super) fn scene(seed: u64) -> String {
             }
             3 => match enemy_army {
                 Some(e) => {
-                    goal = e.middle();
+                    goal = e.block.middle();
                     plan.give(
                         &order("attack", Extra::Named(&e.name)),
                         from,
@@ -455,7 +401,7 @@ pub(super) fn scene(seed: u64) -> String {
             },
             5 => match (friend, base_of(p).scout) {
                 (Some(f), _) => {
-                    goal = f.middle();
+                    goal = f.block.middle();
                     plan.give(
                         &order("follow", Extra::Named(&f.name)),
                         from,
@@ -500,13 +446,12 @@ pub(super) fn scene(seed: u64) -> String {
         // A third of them are told something else later.
         if rng.chance(3) {
             let tick = rng.range(SECOND_ORDER_TICKS.0, SECOND_ORDER_TICKS.1);
-            let second = |action, extra| Order {
+            let later = Who {
                 tick,
                 player: p,
-                action,
                 units: units.clone(),
-                extra,
             };
+            let second = |action, extra| later.order(action, extra);
             match rng.range(0, 9) {
                 0..=2 => plan.give(&second("stop", Extra::None), from, None, speed),
                 3..=5 => plan.give(&second("move", Extra::To(from)), goal, Some(from), speed),
@@ -523,16 +468,24 @@ pub(super) fn scene(seed: u64) -> String {
         let tick = first_tick(&mut rng);
         let ids: Vec<EntityId> = base.villagers.iter().map(|v| v.0).collect();
         if let Some(&(_, from)) = base.villagers.first() {
+            let job = Job {
+                who: Who {
+                    tick,
+                    player: p,
+                    units: text::ids(&ids),
+                },
+                start: base.start,
+                from,
+                speed: villager_speed,
+                name: format!("m{p}"),
+            };
             work(
                 &mut rng,
                 &mut plan,
                 &mut foundations,
-                &mut spot,
                 &mut ground,
                 &world,
-                (p, base.start, from, villager_speed, tick),
-                text::ids(&ids),
-                &format!("m{p}"),
+                job,
             );
         }
         let Some((scout, from)) = base.scout else {
@@ -540,13 +493,12 @@ pub(super) fn scene(seed: u64) -> String {
         };
         let q = enemy_of(&mut rng, p);
         let enemy = base_of(q);
-        let order = |action, extra| Order {
+        let who = Who {
             tick,
             player: p,
-            action,
             units: text::ids(&[scout]),
-            extra,
         };
+        let order = |action, extra| who.order(action, extra);
         match rng.range(0, 3) {
             0 => match base.villagers.first() {
                 Some(&(id, at)) => {
@@ -573,7 +525,7 @@ pub(super) fn scene(seed: u64) -> String {
         }
     }
 
-    let units: i64 = armies.iter().map(|a| a.count).sum::<i64>()
+    let units: i64 = armies.iter().map(|a| a.block.count).sum::<i64>()
         + i64::try_from(world.state.units.len()).unwrap_or(0);
     let ticks = scene_ticks(
         plan.longest_d2,
@@ -600,10 +552,7 @@ pub(super) fn scene(seed: u64) -> String {
             &Block {
                 kind: a.kind,
                 owner: a.owner,
-                at: a.at,
-                count: a.count,
-                columns: a.columns,
-                spacing_tenths: a.spacing_tenths,
+                layout: a.block,
                 name: &a.name,
             },
         );
@@ -616,34 +565,67 @@ pub(super) fn scene(seed: u64) -> String {
     toml
 }
 
+/// A free spot for a building of `kind` near `start`: its footprint and a tile round it free,
+/// taken once found.
+fn spot(
+    world: &World,
+    rng: &mut Rng,
+    ground: &mut Ground,
+    kind: &str,
+    start: (i64, i64),
+) -> Option<(i64, i64)> {
+    let k = world.rules().building_kind(kind)?;
+    (0..TRIES).find_map(|_| {
+        let at = (
+            start.0 + rng.range(-START_REACH, START_REACH),
+            start.1 + rng.range(-START_REACH, START_REACH),
+        );
+        let f = world.footprint_of(k, tile(at.0, at.1), false);
+        let area = (
+            at.0 + i64::from(f.min.x) - 1,
+            at.1 + i64::from(f.min.y) - 1,
+            at.0 + i64::from(f.max.x) + 1,
+            at.1 + i64::from(f.max.y) + 1,
+        );
+        ground.free(area).then(|| {
+            ground.take(area);
+            at
+        })
+    })
+}
+
+/// Villagers set to work: whom the order is for, their start, where they stand, their pace,
+/// and the name a foundation laid for them takes.
+struct Job {
+    who: Who,
+    start: (i64, i64),
+    from: (i64, i64),
+    speed: i64,
+    name: String,
+}
+
 /// Villagers' work: gather from a resource of the map near their start (the nearest of a kind
 /// the seed picks), lay a building for themselves there, or build a foundation the scene lays.
-/// `who` is (player, start, where they stand, pace, tick); `units` names them, `name` names
-/// the foundation.
-#[allow(clippy::too_many_arguments)]
 fn work(
     rng: &mut Rng,
     plan: &mut Plan,
     foundations: &mut Vec<Foundation>,
-    spot: &mut impl FnMut(&mut Rng, &mut Ground, &str, (i64, i64)) -> Option<(i64, i64)>,
     ground: &mut Ground,
     world: &World,
-    who: (i64, (i64, i64), (i64, i64), i64, i64),
-    units: String,
-    name: &str,
+    job: Job,
 ) {
-    let (p, start, from, speed, tick) = who;
-    let order = |action, extra| Order {
-        tick,
-        player: p,
-        action,
-        units: units.clone(),
-        extra,
-    };
+    let Job {
+        who,
+        start,
+        from,
+        speed,
+        name,
+    } = job;
+    let order = |action, extra| who.order(action, extra);
     let choice = rng.range(0, 3);
     if choice >= 2 {
         let kind = *rng.pick(&BUILDINGS);
-        if let Some(at) = spot(rng, ground, kind, start) {
+        if let Some(at) = spot(world, rng, ground, kind, start) {
             if choice == 2 {
                 plan.give(
                     &order("place_building", Extra::Lay(kind, at)),
@@ -657,7 +639,7 @@ fn work(
                 foundations.push(Foundation {
                     name,
                     kind,
-                    owner: p,
+                    owner: who.player,
                     at,
                 });
             }

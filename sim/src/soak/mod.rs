@@ -297,17 +297,18 @@ fn run_once(scene: &Scene) -> Result<(Outcome, Vec<StateHash>), ScenarioError> {
     Ok((outcome, hashes))
 }
 
-/// SplitMix64: the scenes' own generator (the soak's, not the sim's: the sim's is in its state).
+/// The scenes' own generator: the sim's SplitMix64 ([`crate::world::Rng`]) seeded with the
+/// scene's seed, drawn from by modulo (as the soak's first scenes were), never the world's.
 #[derive(Clone, Debug)]
-struct Rng(u64);
+struct Rng(crate::world::Rng);
 
 impl Rng {
+    fn new(seed: u64) -> Rng {
+        Rng(crate::world::Rng::new(seed))
+    }
+
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// A number from `lo` to `hi`, both included (`lo` when `hi < lo`).
@@ -325,6 +326,62 @@ impl Rng {
     fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
         let last = i64::try_from(items.len()).unwrap_or(1) - 1;
         &items[usize::try_from(self.range(0, last)).unwrap_or(0)]
+    }
+}
+
+/// The land kinds a group may be of, in the order a seed picks from: a villager, then the
+/// soldiers.
+const LAND_KINDS: [&str; 8] = [
+    "villager",
+    "militia",
+    "spearman",
+    "archer",
+    "skirmisher",
+    "scout_cavalry",
+    "knight",
+    "mangonel",
+];
+
+/// A kind's body and pace as a scene lays them out: radius in tenths of a tile, speed in
+/// thousandths of a tile a second (the ruleset's, rounded; a kind it lacks counts as a mangonel
+/// that walks a tile a second).
+fn figures(rules: &crate::ruleset::Ruleset, kind: &str) -> (i64, i64) {
+    let Some(k) = rules.unit_kind(kind) else {
+        return (5, 1000);
+    };
+    let k = &rules.units[k as usize];
+    let round = |v: Fx, by: i64| (v * Fx::from_num(by)).round().to_num::<i64>();
+    (round(k.radius, 10), round(k.speed, 1000))
+}
+
+/// Where a block of units stands: its first unit's tile, `count` units in rows of `columns`,
+/// `spacing_tenths` tenths of a tile apart.
+#[derive(Clone, Copy, Debug)]
+struct Layout {
+    at: (i64, i64),
+    count: i64,
+    columns: i64,
+    spacing_tenths: i64,
+}
+
+impl Layout {
+    /// The block's tiles, with a tile of margin: (x0, y0, x1, y1).
+    fn area(&self) -> (i64, i64, i64, i64) {
+        let rows = (self.count + self.columns - 1) / self.columns;
+        let w = ((self.columns - 1) * self.spacing_tenths + 9) / 10;
+        let h = ((rows - 1) * self.spacing_tenths + 9) / 10;
+        (
+            self.at.0 - 1,
+            self.at.1 - 1,
+            self.at.0 + w + 1,
+            self.at.1 + h + 1,
+        )
+    }
+
+    /// The middle of its area.
+    fn middle(&self) -> (i64, i64) {
+        let (x0, y0, x1, y1) = self.area();
+        ((x0 + x1) / 2, (y0 + y1) / 2)
     }
 }
 

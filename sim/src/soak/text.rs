@@ -1,18 +1,15 @@
 //! Writing a scene's scenario file: the tables of docs/SCENARIOS.md as text, integers and
 //! decimal strings only (the sim reads them as fixed point like any scenario file).
 
+use super::Layout;
 use crate::world::EntityId;
 use std::fmt::Write;
 
-/// A block of units (`[[units]]`): `count` of `kind` in rows of `columns`, `spacing_tenths`
-/// tenths of a tile apart, the first at tile `at`.
+/// A block of units (`[[units]]`) of `kind`, laid out as `layout` says.
 pub(super) struct Block<'a> {
     pub kind: &'a str,
     pub owner: i64,
-    pub at: (i64, i64),
-    pub count: i64,
-    pub columns: i64,
-    pub spacing_tenths: i64,
+    pub layout: Layout,
     pub name: &'a str,
 }
 
@@ -43,6 +40,26 @@ pub(super) struct Order<'a> {
     pub extra: Extra<'a>,
 }
 
+/// Whom an order is for: at `tick`, from `player`, to `units`.
+pub(super) struct Who {
+    pub tick: i64,
+    pub player: i64,
+    pub units: String,
+}
+
+impl Who {
+    /// The order to `action`, naming `extra` besides the units.
+    pub fn order<'a>(&self, action: &'a str, extra: Extra<'a>) -> Order<'a> {
+        Order {
+            tick: self.tick,
+            player: self.player,
+            action,
+            units: self.units.clone(),
+            extra,
+        }
+    }
+}
+
 /// The scenario's first lines: a comment naming the seed, `name`, `ticks`.
 pub(super) fn header(out: &mut String, seed: u64, kind: &str, ticks: i64) {
     let _ = writeln!(
@@ -59,12 +76,12 @@ pub(super) fn block(out: &mut String, b: &Block) {
         "[[units]]\nkind = \"{}\"\nowner = {}\nat = [{}, {}]\ncount = {}\ncolumns = {}\nspacing = \"{}.{}\"\nname = \"{}\"\n",
         b.kind,
         b.owner,
-        b.at.0,
-        b.at.1,
-        b.count,
-        b.columns,
-        b.spacing_tenths / 10,
-        b.spacing_tenths % 10,
+        b.layout.at.0,
+        b.layout.at.1,
+        b.layout.count,
+        b.layout.columns,
+        b.layout.spacing_tenths / 10,
+        b.layout.spacing_tenths % 10,
         b.name
     );
 }
