@@ -15,7 +15,7 @@
 use cohort_sim::soak::{run, MapKind, Scene};
 use std::path::PathBuf;
 
-/// The seeds a plain `cargo test` runs: six of each kind, all passing today (debug: about 5 s).
+/// The seeds a plain `cargo test` runs: six of each kind, all passing today (about 10 s in debug).
 ///
 /// Of the first 40 (`cohort soak --seeds 40`, BENCHMARKS.md "Crowd scenes"), these fail today
 /// and are left out: fields 9 (four pairs at the end nearer than the allowance, the nearest at
