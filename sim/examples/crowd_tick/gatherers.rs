@@ -109,10 +109,20 @@ pub fn scene() -> Scene {
         for (s, own) in SITES.iter().zip(own) {
             let parts = match &s.laid {
                 None => own,
-                Some(l) => lay(&mut world, s.resource, tc + forward * fx(l.forward) + right * fx(l.right), l),
+                Some(l) => lay(
+                    &mut world,
+                    s.resource,
+                    tc + forward * fx(l.forward) + right * fx(l.right),
+                    l,
+                ),
             };
             let middle = middle_of(&world, &parts);
-            let drop = drop_site(&mut world, s.drop, p, middle + (tc - middle).with_length(DROP_FROM_MIDDLE));
+            let drop = drop_site(
+                &mut world,
+                s.drop,
+                p,
+                middle + (tc - middle).with_length(DROP_FROM_MIDDLE),
+            );
             crews.push((p, parts, middle.lerp(drop, fx(1), fx(2)), s.crew));
         }
     }
@@ -179,19 +189,33 @@ fn open_round(world: &World, t: Tile) -> bool {
 
 /// Lays a lot of `kind` on the open ground nearest `want`; returns the resources laid.
 fn lay(world: &mut World, kind: &str, want: Vec2, l: &Lot) -> Vec<EntityId> {
-    let kind = world.rules().resource_kind(kind).expect("a default resource kind");
-    let tiles = |o: Tile| (0..l.height).flat_map(move |dy| (0..l.width).map(move |dx| o.offset(dx, dy)));
+    let kind = world
+        .rules()
+        .resource_kind(kind)
+        .expect("a default resource kind");
+    let tiles =
+        |o: Tile| (0..l.height).flat_map(move |dy| (0..l.width).map(move |dx| o.offset(dx, dy)));
     let Some(origin) = rings(want.tile()).find(|&o| tiles(o).all(|t| open_round(world, t))) else {
         return Vec::new();
     };
-    tiles(origin).filter_map(|t| world.add_resource(kind, t)).collect()
+    tiles(origin)
+        .filter_map(|t| world.add_resource(kind, t))
+        .collect()
 }
 
 /// Lays a complete drop site of `kind` for `owner` on the open ground nearest `want`; returns
 /// its middle (`want` when no ground is open).
 fn drop_site(world: &mut World, kind: &str, owner: PlayerId, want: Vec2) -> Vec2 {
-    let kind = world.rules().building_kind(kind).expect("a default building kind");
-    let fits = |o: Tile| world.footprint_of(kind, o, false).tiles().all(|t| open_round(world, t));
+    let kind = world
+        .rules()
+        .building_kind(kind)
+        .expect("a default building kind");
+    let fits = |o: Tile| {
+        world
+            .footprint_of(kind, o, false)
+            .tiles()
+            .all(|t| open_round(world, t))
+    };
     let Some(origin) = rings(want.tile()).find(|&o| fits(o)) else {
         return want;
     };
@@ -203,7 +227,13 @@ fn drop_site(world: &mut World, kind: &str, owner: PlayerId, want: Vec2) -> Vec2
 
 /// Spawns a crew of `n` villagers for `player` on the free points nearest `at` (no two within
 /// [`VILLAGER_SPACING`]), each carrying in turn 0 to 9 of its load of what `parts` give.
-fn spawn_crew(world: &mut World, player: PlayerId, at: Vec2, n: usize, parts: &[EntityId]) -> Vec<EntityId> {
+fn spawn_crew(
+    world: &mut World,
+    player: PlayerId,
+    at: Vec2,
+    n: usize,
+    parts: &[EntityId],
+) -> Vec<EntityId> {
     let rules = world.rules_arc();
     let villager = rules.unit_kind("villager").expect("a default unit kind");
     let carry = rules.units[usize::from(villager)].carry.max(1);
@@ -211,7 +241,13 @@ fn spawn_crew(world: &mut World, player: PlayerId, at: Vec2, n: usize, parts: &[
         .first()
         .and_then(|&r| world.resource(r))
         .map(|r| rules.resources[usize::from(r.kind)].gives);
-    let clear = |p: Vec2| world.state.units.iter().all(|u| u.position.chebyshev(p) >= VILLAGER_SPACING);
+    let clear = |p: Vec2| {
+        world
+            .state
+            .units
+            .iter()
+            .all(|u| u.position.chebyshev(p) >= VILLAGER_SPACING)
+    };
     let mut places: Vec<Vec2> = bench::block(world, at, n * 4, VILLAGER_COLUMNS, VILLAGER_SPACING)
         .into_iter()
         .filter(|&p| clear(p))

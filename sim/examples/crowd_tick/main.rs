@@ -111,14 +111,20 @@ fn run(name: &str) -> Option<Run> {
         let now = &world.counters;
         work.searches.push(now.route_searches - was.route_searches);
         work.replans.push(now.replans - was.replans);
-        work.expansions.push(now.node_expansions - was.node_expansions);
+        work.expansions
+            .push(now.node_expansions - was.node_expansions);
     }
     let world_bytes = bench::peak().saturating_sub(before);
     let end = End {
         hash: world.hash(),
         units_before,
         units: world.state.units.len(),
-        walking: world.state.units.iter().filter(|u| u.route.is_some()).count(),
+        walking: world
+            .state
+            .units
+            .iter()
+            .filter(|u| u.route.is_some())
+            .count(),
         goods_delivered: stock(&world).saturating_sub(stock_before),
         building_hit_points_lost: hit_points_before.saturating_sub(building_hit_points(&world)),
         most_expansions: world.counters.most_expansions,
@@ -135,7 +141,10 @@ fn run(name: &str) -> Option<Run> {
 fn mean_and_most(xs: &[u64]) -> (f64, u64) {
     let sum: u64 = xs.iter().sum();
     let mean = sum as f64 / xs.len().max(1) as f64;
-    ((mean * 100.0).round() / 100.0, xs.iter().copied().max().unwrap_or(0))
+    (
+        (mean * 100.0).round() / 100.0,
+        xs.iter().copied().max().unwrap_or(0),
+    )
 }
 
 /// One scene's figures, printed as one JSON object in this order.
@@ -167,7 +176,10 @@ struct Figures<'a> {
 /// Runs scene `name` `runs` times and prints its figures.
 fn measure(name: &str, runs: usize) {
     let Some(first) = run(name) else {
-        eprintln!("no scene `{name}`; the scenes: {}", scenes::NAMES.join(", "));
+        eprintln!(
+            "no scene `{name}`; the scenes: {}",
+            scenes::NAMES.join(", ")
+        );
         std::process::exit(2);
     };
     let mut best = first.ns.clone();

@@ -96,7 +96,9 @@ fn middle_of(world: &World, ids: &[EntityId]) -> Vec2 {
 /// The east army's kinds stand in the reverse order, so its knights meet the west's militia.
 fn crossing(formation: bool) -> Scene {
     let rules = Arc::new(Ruleset::default_rules());
-    let grass = rules.terrain("grass").expect("the default ruleset has grass");
+    let grass = rules
+        .terrain("grass")
+        .expect("the default ruleset has grass");
     let grid = Grid::new(&rules, OPEN_SIDE, OPEN_SIDE, grass);
     let players = vec![Player::new(0, 0), Player::new(1, 1)];
     let mut world = World::new(rules, grid, players, CROSSING_SEED);
@@ -122,47 +124,51 @@ fn crossing(formation: bool) -> Scene {
     Scene { world, orders }
 }
 
-/// The default map; each player's 200 stand where its neighbour's army stands in the walking
-/// scene (between that neighbour's town center and the lake) and attack that town center.
-fn siege() -> Scene {
+/// The default map with every player's army of `mix` standing at the army middle `stand`
+/// names for it, each given the order `order` makes from the world, the player and its units.
+fn on_default_map(
+    mix: &[(&str, usize)],
+    stand: impl Fn(PlayerId) -> PlayerId,
+    order: impl Fn(&World, &[Vec2], PlayerId, Vec<EntityId>) -> Command,
+) -> Scene {
     let mut world = bench::default_map();
     let middles = bench::army_middles(&world);
     let mut orders = Vec::new();
-    for p in 0..PLAYERS {
-        let q = (p + 1) % PLAYERS;
+    for player in 0..PLAYERS {
+        let at = middles[usize::from(stand(player))];
+        let units = army(&mut world, player, at, COLUMNS, mix).concat();
+        let command = order(&world, &middles, player, units);
+        orders.push(PlayerCommand { player, command });
+    }
+    Scene { world, orders }
+}
+
+/// The default map; each player's 200 stand where its neighbour's army stands in the walking
+/// scene (between that neighbour's town center and the lake) and attack that town center.
+fn siege() -> Scene {
+    let next = |p: PlayerId| (p + 1) % PLAYERS;
+    on_default_map(&SIEGE_ARMY, next, |world, _, p, units| {
         let target = world
             .state
             .buildings
             .iter()
-            .find(|b| b.owner == q)
+            .find(|b| b.owner == next(p))
             .map(|b| b.id)
             .expect("every player has a town center");
-        let units = army(&mut world, p, middles[usize::from(q)], COLUMNS, &SIEGE_ARMY).concat();
-        orders.push(PlayerCommand {
-            player: p,
-            command: Command::Attack { units, target },
-        });
-    }
-    Scene { world, orders }
+        Command::Attack { units, target }
+    })
 }
 
 /// The default map; each player's 200 stand where they stand in the walking scene and
 /// attack-move to where their neighbour's stand (players 0 and 1, 2 and 3, ...): four battles
 /// of 400.
 fn fights() -> Scene {
-    let mut world = bench::default_map();
-    let middles = bench::army_middles(&world);
-    let mut orders = Vec::new();
-    for p in 0..PLAYERS {
-        let foe = p ^ 1;
-        let units = army(&mut world, p, middles[usize::from(p)], COLUMNS, &FIGHT_ARMY).concat();
-        orders.push(PlayerCommand {
-            player: p,
-            command: Command::AttackMove {
-                units,
-                to: middles[usize::from(foe)],
-            },
-        });
-    }
-    Scene { world, orders }
+    on_default_map(
+        &FIGHT_ARMY,
+        |p| p,
+        |_, middles, p, units| Command::AttackMove {
+            units,
+            to: middles[usize::from(p ^ 1)],
+        },
+    )
 }
