@@ -8,7 +8,10 @@
 //! one such match's world holds (grid, caches, units, routes), counted by the allocator; and
 //! what hashing costs beside each tick: the tick hash every peer takes after each tick and the
 //! state hash it takes after each turn of 8 ticks (medians over the timed ticks, fastest of
-//! runs, and per mille of the median tick).
+//! runs, and per mille of the median tick). The orders are given before the timed ticks, so
+//! this is the walk alone; `crowd_tick` times the same 1,600 crowded (crossing, siege,
+//! gatherers, fights), the orders' searches included. The allocator, the clock and the
+//! blocks are `bench/mod.rs`, shared with `crowd_tick` and `scenes`.
 //! Wall-clock time is measured here only, never in a test.
 
 mod bench;
