@@ -28,6 +28,14 @@ enum Cmd {
     /// binary (so it runs from anywhere), or read from `--dir DIR`. A figure that did not hold is
     /// marked `!`. The checks and what each holds: docs/SCENARIOS.md, "cohort verify".
     Verify(cmd::verify::Args),
+    /// Run the crowd soak: seeded scenes nobody wrote, each twice; exit 1 when one fails.
+    ///
+    /// Odd seeds are fields (small maps of trees and ponds, groups sent through each other), even
+    /// seeds generated maps (the default map's generator, armies of several players given every
+    /// kind of order, villagers at work). A scene fails on a stall of 10 s or more, bodies nearer
+    /// than the keep-apart allowance at the end, a body over closed ground, a walk not ended, or
+    /// two runs' hashes differing. What each means: docs/SCENARIOS.md, "cohort soak".
+    Soak(cmd::soak::Args),
 }
 
 fn main() -> ExitCode {
@@ -40,6 +48,7 @@ fn main() -> ExitCode {
         Cmd::Replay(a) => cmd::replay::run(a),
         Cmd::Token(a) => cmd::token::run(a),
         Cmd::Verify(a) => cmd::verify::run(a),
+        Cmd::Soak(a) => cmd::soak::run(a),
     };
     match result {
         Ok(code) => code,

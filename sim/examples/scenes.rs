@@ -10,45 +10,14 @@
 //! allocator: the world, its caches, the scenario and the watch). Wall-clock time is measured
 //! here only, never in a test.
 
-// A benchmark outside the sim: it reads the wall clock and reports figures as decimals.
+// A benchmark outside the sim: it reports figures as decimals.
 #![allow(clippy::disallowed_types)]
 
 use cohort_sim::scenario::{Runner, Scenario};
 use cohort_sim::world::{Order, TICK_MS};
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Instant;
 
-/// Counts the bytes live on the heap and the most ever live, so memory is measured.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grew(by: usize) {
-    let now = LIVE.fetch_add(by, Ordering::Relaxed) + by;
-    PEAK.fetch_max(now, Ordering::Relaxed);
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        grew(layout.size());
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        grew(new_size);
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
+mod bench;
 
 /// The `q`-quantile (0 to 1) of sorted `xs`, in microseconds.
 fn quantile_us(xs: &[u128], q: f64) -> f64 {
@@ -74,18 +43,17 @@ fn main() {
             }
         };
         let ticks = s.ticks;
-        let base = LIVE.load(Ordering::Relaxed);
-        PEAK.store(base, Ordering::Relaxed);
+        let base = bench::live();
+        bench::reset_peak();
         let mut r = Runner::new(s);
         let mut tick_ns = Vec::with_capacity(usize::try_from(ticks).unwrap_or(0));
         for _ in 0..ticks {
             r.step_with(|world, commands| {
-                let t0 = Instant::now();
-                world.step(commands);
-                tick_ns.push(t0.elapsed().as_nanos());
+                let ((), ns) = bench::timed(|| world.step(commands));
+                tick_ns.push(ns);
             });
         }
-        let peak_heap = PEAK.load(Ordering::Relaxed).saturating_sub(base);
+        let peak_heap = bench::peak().saturating_sub(base);
         tick_ns.sort_unstable();
         let w = r.report().watch;
         let world = &r.world;

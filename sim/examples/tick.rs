@@ -8,112 +8,42 @@
 //! one such match's world holds (grid, caches, units, routes), counted by the allocator; and
 //! what hashing costs beside each tick: the tick hash every peer takes after each tick and the
 //! state hash it takes after each turn of 8 ticks (medians over the timed ticks, fastest of
-//! runs, and per mille of the median tick).
+//! runs, and per mille of the median tick). The orders are given before the timed ticks, so
+//! this is the walk alone; `crowd_tick` times the same 1,600 crowded (crossing, siege,
+//! gatherers, fights), the orders' searches included. The allocator, the clock and the
+//! blocks are `bench/mod.rs`, shared with `crowd_tick` and `scenes`.
 //! Wall-clock time is measured here only, never in a test.
 
+mod bench;
+
 use cohort_sim::command::{Command, PlayerCommand};
-use cohort_sim::map::{generate, MapOptions};
-use cohort_sim::{fx, fx_ratio, Ruleset, Vec2, World};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
-
-/// Counts the bytes live on the heap, so the world's size is measured, not estimated.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        LIVE.fetch_add(layout.size(), Ordering::Relaxed);
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        LIVE.fetch_add(new_size, Ordering::Relaxed);
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
+use cohort_sim::{fx_ratio, Vec2, World};
 
 /// Players on the default map.
-const PLAYERS: u8 = 8;
+const PLAYERS: u8 = bench::PLAYERS;
 /// Soldiers each player sends.
 const PER_PLAYER: usize = 200;
 /// Ticks timed after the orders.
 const TIMED_TICKS: usize = 600;
-/// The same match is run and timed this many times: the sim is deterministic, so tick `k` does
-/// the same work in every run, and the fastest of the runs for each tick is its time without
-/// the stalls of a shared machine (another process holding the core).
+/// The same match is run and timed this many times, each tick's fastest run kept
+/// ([`bench::keep_fastest`]).
 const RUNS: usize = 3;
-
-/// Up to `n` open land points in a block centred on `middle`, 16 across, 0.7 of a tile apart,
-/// row by row (rows added below while ground is closed).
-fn block_round(world: &World, middle: Vec2, n: usize) -> Vec<Vec2> {
-    let grid = world.grid();
-    let key = cohort_sim::grid::Keyed::unkeyed(0);
-    let spacing = fx_ratio(7, 10);
-    let cols = 16i64;
-    let rows = (n as i64 + cols - 1) / cols;
-    let mut out = Vec::new();
-    for j in 0..rows * 2 {
-        for i in 0..cols {
-            let p = Vec2::new(
-                middle.x + spacing * (2 * i - cols + 1) / 2,
-                middle.y + spacing * (2 * j - rows + 1) / 2,
-            );
-            if out.len() < n && grid.passable_point(key, p) {
-                out.push(p);
-            }
-        }
-    }
-    out
-}
-
-/// Each player's town center's middle, in player order.
-fn starts(world: &World) -> Vec<Vec2> {
-    (0..PLAYERS)
-        .map(|p| {
-            world
-                .state
-                .buildings
-                .iter()
-                .find(|b| b.owner == p)
-                .map(|b| b.footprint.bounds().middle())
-                .unwrap_or_default()
-        })
-        .collect()
-}
+/// Columns of each army's block.
+const COLUMNS: i64 = 16;
+/// How far apart the soldiers of a block stand, in tiles.
+const SPACING: cohort_sim::Fx = fx_ratio(7, 10);
 
 /// A world with 200 militia a player in a block between its town center and the map's middle.
 fn armies() -> (World, Vec<Vec<cohort_sim::EntityId>>, Vec<Vec2>) {
     // Each army stands between its town center and the map's middle; it is sent to where the
     // army opposite stands (open ground), so every group crosses the middle.
-    let rules = Arc::new(Ruleset::default_rules());
-    let mut world = generate(
-        rules.clone(),
-        MapOptions {
-            players: PLAYERS,
-            ..MapOptions::default()
-        },
-    );
-    let militia = rules.unit_kind("militia").unwrap_or(0);
-    let size = world.grid().width();
-    let centre = Vec2::new(fx(size / 2), fx(size / 2));
-    let middles: Vec<Vec2> = starts(&world)
-        .into_iter()
-        .map(|s| s.lerp(centre, fx(1), fx(4)))
-        .collect();
+    let mut world = bench::default_map();
+    let militia = world.rules().unit_kind("militia").unwrap_or(0);
+    let middles = bench::army_middles(&world);
     let mut groups = Vec::new();
     for p in 0..PLAYERS {
         let middle = middles[p as usize];
-        let ids = block_round(&world, middle, PER_PLAYER)
+        let ids = bench::block(&world, middle, PER_PLAYER, COLUMNS, SPACING)
             .into_iter()
             .map(|at| world.spawn_unit(militia, p, at))
             .collect();
@@ -122,25 +52,18 @@ fn armies() -> (World, Vec<Vec<cohort_sim::EntityId>>, Vec<Vec2>) {
     (world, groups, middles)
 }
 
-#[allow(
-    clippy::disallowed_types,
-    reason = "the benchmark measures wall-clock time"
-)]
 fn time_ticks(world: &mut World, ticks: usize) -> Timed {
     let mut timed = Timed::default();
     for i in 0..ticks {
-        let t = std::time::Instant::now();
-        world.step(&[]);
-        timed.tick.push(t.elapsed().as_nanos());
+        let ((), t) = bench::timed(|| world.step(&[]));
+        timed.tick.push(t);
         // What every peer adds to each tick: its tick hash.
-        let t = std::time::Instant::now();
-        std::hint::black_box(world.tick_hash());
-        timed.tick_hash.push(t.elapsed().as_nanos());
+        let (_, t) = bench::timed(|| std::hint::black_box(world.tick_hash()));
+        timed.tick_hash.push(t);
         // What every peer adds to each turn (of 8 ticks): the state hash.
         if i % 8 == 7 {
-            let t = std::time::Instant::now();
-            std::hint::black_box(world.hash());
-            timed.state_hash.push(t.elapsed().as_nanos());
+            let (_, t) = bench::timed(|| std::hint::black_box(world.hash()));
+            timed.state_hash.push(t);
         }
     }
     timed
@@ -157,22 +80,16 @@ struct Timed {
 impl Timed {
     /// Each figure's fastest of this run and `other`.
     fn keep_fastest(&mut self, other: Timed) {
-        for (mine, theirs) in [
-            (&mut self.tick, other.tick),
-            (&mut self.tick_hash, other.tick_hash),
-            (&mut self.state_hash, other.state_hash),
-        ] {
-            for (b, t) in mine.iter_mut().zip(theirs) {
-                *b = (*b).min(t);
-            }
-        }
+        bench::keep_fastest(&mut self.tick, &other.tick);
+        bench::keep_fastest(&mut self.tick_hash, &other.tick_hash);
+        bench::keep_fastest(&mut self.state_hash, &other.state_hash);
     }
 }
 
 fn main() {
-    let before = LIVE.load(Ordering::Relaxed);
+    let before = bench::live();
     let (mut world, groups, middles) = armies();
-    let world_bytes_idle = LIVE.load(Ordering::Relaxed) - before;
+    let world_bytes_idle = bench::live() - before;
     let units = world.state.units.len();
 
     // Every player sends its 200 across the map, to the player opposite.
@@ -196,7 +113,7 @@ fn main() {
         .iter()
         .filter(|u| u.route.is_some())
         .count();
-    let world_bytes = LIVE.load(Ordering::Relaxed) - before;
+    let world_bytes = bench::live() - before;
 
     let searches_at_start = world.counters.route_searches;
     let times = time_ticks(&mut world, TIMED_TICKS);
@@ -250,10 +167,5 @@ fn main() {
 
 /// The median and 95th percentile of per-tick times.
 fn median_p95(times: &[u128]) -> (u128, u128) {
-    if times.is_empty() {
-        return (0, 0);
-    }
-    let mut sorted = times.to_vec();
-    sorted.sort_unstable();
-    (sorted[sorted.len() / 2], sorted[sorted.len() * 95 / 100])
+    (bench::percentile(times, 50), bench::percentile(times, 95))
 }

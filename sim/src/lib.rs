@@ -15,6 +15,7 @@ pub mod nav;
 pub mod position;
 pub mod ruleset;
 pub mod scenario;
+pub mod soak;
 pub mod tick;
 pub mod verify;
 pub mod walk;

@@ -8,5 +8,6 @@ pub mod render;
 pub mod replay;
 pub mod ruleset;
 pub mod sim;
+pub mod soak;
 pub mod token;
 pub mod verify;

@@ -44,6 +44,13 @@ pub struct Stall {
     pub waiting: bool,
 }
 
+/// A stall that reached [`K_STALL_TICKS`], and the order the unit had when it did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LongStall {
+    pub stall: Stall,
+    pub order: Order,
+}
+
 /// Two bodies nearer than keep-apart allows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Overlap {
@@ -115,6 +122,8 @@ pub struct Watch {
     tracks: Vec<Track>,
     longest_stall: Option<Stall>,
     longest_wait: Option<Stall>,
+    /// Every stall (waits apart) that reached [`K_STALL_TICKS`], in the order each reached it.
+    long_stalls: Vec<LongStall>,
     /// Pairs (lower id first, sorted) that overlapped at the tick before.
     overlapping: Vec<(EntityId, EntityId)>,
     /// Pairs that overlapped when the watch began: placed so, not walked so.
@@ -146,6 +155,9 @@ pub struct WatchReport {
     pub longest_stall: Option<Stall>,
     /// The longest wait for a place seen during the run.
     pub longest_wait: Option<Stall>,
+    /// Every stall (waits apart) that reached [`K_STALL_TICKS`] during the run, over or not, in
+    /// the order each reached it: its length when it ended, or now.
+    pub long_stalls: Vec<LongStall>,
     /// Pairs overlapping now, in id order.
     pub overlaps: Vec<Overlap>,
     /// Times a pair came to overlap during the run (pairs placed overlapping left out).
@@ -283,6 +295,16 @@ impl Watch {
             if stall.ticks > 0 && longest.is_none_or(|l| stall.ticks > l.ticks) {
                 *longest = Some(stall);
             }
+            if !stall.waiting && stall.ticks >= K_STALL_TICKS {
+                let same = |s: &&mut LongStall| s.stall.unit == u.id && s.stall.since == t.since;
+                match self.long_stalls.iter_mut().rev().find(same) {
+                    Some(s) => s.stall.ticks = stall.ticks,
+                    None => self.long_stalls.push(LongStall {
+                        stall,
+                        order: u.order.clone(),
+                    }),
+                }
+            }
             tracks.push(t);
         }
         self.tracks = tracks;
@@ -397,6 +419,7 @@ impl Watch {
             stalled,
             longest_stall: self.longest_stall,
             longest_wait: self.longest_wait,
+            long_stalls: self.long_stalls.clone(),
             overlaps: self.overlaps_now(world, tick),
             overlap_onsets: self.overlap_onsets,
             deepest_overlap: self.deepest_overlap,
