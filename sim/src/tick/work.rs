@@ -10,11 +10,11 @@
 //! build works at a foundation from its own spot until the building is complete.
 
 use super::patch::{part_beside, patch_of};
+use crate::grid::Keyed;
 use crate::nav::chase::K_WAITING_RINGS;
 use crate::nav::{
     find_standing_spot, region_here, route_for, spot::stands_in, Approach, Ask, Spot,
 };
-use crate::grid::Keyed;
 use crate::position::{fx, Bounds, Fx, Tile, Vec2};
 use crate::ruleset::Good;
 use crate::walk::{give_up, in_range, K_INSIDE};

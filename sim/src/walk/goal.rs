@@ -127,7 +127,10 @@ pub fn free_place(world: &World, s: &Stepper, at: Vec2, goal: Vec2) -> Option<Ve
 /// tested [`K_BODY_SLACK`] inside its edge as every step is), nobody's box there, and nobody
 /// walking there.
 fn free(world: &World, s: &Stepper, p: Vec2) -> bool {
-    if !s.grid.passable_box(s.key, p, (s.radius - K_BODY_SLACK).max(Fx::ZERO)) {
+    if !s
+        .grid
+        .passable_box(s.key, p, (s.radius - K_BODY_SLACK).max(Fx::ZERO))
+    {
         return false;
     }
     let room_for = |b: &Body| s.radius + b.radius;

@@ -62,8 +62,7 @@ pub fn settle(world: &mut World, i: usize, widest: Fx) {
     let free = |p: Vec2| {
         stands_in(world, key, region, p, radius)
             && body_clear(world.grid(), key, at, p, radius)
-            && s
-                .survey
+            && s.survey
                 .near(p, radius + widest)
                 .all(|b| b.entity == u.id || squared(p - b.middle) >= s.allowance_sq(b))
     };
