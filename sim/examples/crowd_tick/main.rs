@@ -18,7 +18,7 @@
 //! and the most in any one tick, `most_expansions` (one search), `world_bytes` (the most the
 //! heap held during the timed ticks above what it held before the scene was built: the world
 //! and its orders, counted by the allocator), and what the scene came to: units alive and still
-//! walking at the end, goods delivered, buildings' hit points lost. Wall-clock time is measured
+//! walking at the end, goods delivered, buildings' hit points lost, and the world's state hash. Wall-clock time is measured
 //! here only, never in a test.
 
 #![allow(
@@ -171,6 +171,8 @@ struct Figures<'a> {
     walking_at_end: usize,
     goods_delivered: u64,
     building_hit_points_lost: u64,
+    /// The world's state hash at the end (the same in every run).
+    hash: String,
 }
 
 /// Runs scene `name` `runs` times and prints its figures.
@@ -218,6 +220,7 @@ fn measure(name: &str, runs: usize) {
         walking_at_end: end.walking,
         goods_delivered: end.goods_delivered,
         building_hit_points_lost: end.building_hit_points_lost,
+        hash: end.hash.to_string(),
     };
     println!(
         "{}",

@@ -179,22 +179,27 @@ fn lost_target(world: &mut World, i: usize) {
 }
 
 /// The nearest living enemy unit within `reach` of unit `i`'s box (ties to the lower id).
+/// Each body filed near is measured first and passed over unless it would be the nearest so
+/// far; only then is it asked whether it is a friend (its owner in the fighter's side, worked
+/// out once) and alive.
 fn nearest_enemy(world: &World, i: usize, reach: Fx) -> Option<EntityId> {
     let u = &world.state.units[i];
     let radius = world.rules().units[u.kind as usize].radius;
     let body = Bounds::around(u.position, radius);
+    let friends = world.friends(u.owner);
     let mut best: Option<(Fx, EntityId)> = None;
     for b in world.caches.survey.near(u.position, reach + radius + fx(1)) {
-        if b.entity == u.id || world.allied(u.owner, b.owner) {
+        if b.entity == u.id {
+            continue;
+        }
+        let gap = reach_gap(&body, &Bounds::around(b.middle, b.radius));
+        let nearer = gap <= reach && best.is_none_or(|(bg, bid)| (gap, b.entity) < (bg, bid));
+        if !nearer || friends.contains(b.owner) {
             continue;
         }
         let alive = find(&world.state.units, b.entity, |v| v.id)
             .is_some_and(|k| world.state.units[k].hit_points > 0);
-        if !alive {
-            continue;
-        }
-        let gap = reach_gap(&body, &Bounds::around(b.middle, b.radius));
-        if gap <= reach && best.is_none_or(|(bg, bid)| (gap, b.entity) < (bg, bid)) {
+        if alive {
             best = Some((gap, b.entity));
         }
     }

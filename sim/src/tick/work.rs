@@ -29,16 +29,78 @@ pub const K_NEXT_RESOURCE_REACH: i32 = 8;
 const K_AT_THE_SPOT: Fx = fx(-1);
 
 pub fn run(world: &mut World) {
+    let mut crews = Crews::of(world);
     for i in 0..world.state.units.len() {
         let u = &world.state.units[i];
         if u.hit_points == 0 {
             continue;
         }
         match u.order {
-            Order::Gather { target } => gather(world, i, target),
-            Order::Build { target } => build(world, i, target),
+            Order::Gather { target } => gather(world, &mut crews, i, target),
+            Order::Build { target } => build(world, &mut crews, i, target),
             _ => {}
         }
+    }
+}
+
+/// Who is told to work where during this step: (target, the worker's index in the state's
+/// list) for every unit told to gather or build, sorted; a unit sent to another target during
+/// the step is added ([`Crews::join`]). An entry whose unit has since left is read past: each
+/// is checked against the unit's order when read, so [`Crews::spots`] finds what a pass over
+/// every unit would, in the same order, from a few entries.
+struct Crews {
+    at: Vec<(EntityId, usize)>,
+}
+
+impl Crews {
+    /// Every unit of the world told to gather or build.
+    fn of(world: &World) -> Crews {
+        let mut at: Vec<(EntityId, usize)> = world
+            .state
+            .units
+            .iter()
+            .enumerate()
+            .filter_map(|(k, u)| match u.order {
+                Order::Gather { target } | Order::Build { target } => Some((target, k)),
+                _ => None,
+            })
+            .collect();
+        at.sort_unstable();
+        Crews { at }
+    }
+
+    /// Unit `k` was told to work at `target` during the step.
+    fn join(&mut self, target: EntityId, k: usize) {
+        if let Err(at) = self.at.binary_search(&(target, k)) {
+            self.at.insert(at, (target, k));
+        }
+    }
+
+    /// Where the crew mates of unit `i` at any of `parts` stand, are headed or wait, in id order.
+    fn spots(&self, world: &World, i: usize, parts: &[EntityId]) -> Vec<Vec2> {
+        let mut mates: Vec<usize> = parts
+            .iter()
+            .flat_map(|&t| {
+                let from = self.at.partition_point(|&(x, _)| x < t);
+                self.at[from..]
+                    .iter()
+                    .take_while(move |&&(x, _)| x == t)
+                    .map(|&(_, k)| k)
+            })
+            .collect();
+        mates.sort_unstable();
+        mates.dedup();
+        let me = world.state.units[i].id;
+        mates
+            .into_iter()
+            .map(|k| &world.state.units[k])
+            .filter(|u| {
+                u.id != me
+                    && u.hit_points > 0
+                    && matches!(u.order, Order::Gather { target: t } | Order::Build { target: t } if parts.contains(&t))
+            })
+            .filter_map(|u| u.work_spot)
+            .collect()
     }
 }
 
@@ -51,34 +113,18 @@ fn ground_of(world: &World, id: EntityId) -> Option<(Bounds, Vec<EntityId>)> {
     world.building(id).map(|b| (b.footprint.bounds(), vec![id]))
 }
 
-/// Where the crew mates of unit `i` at any of `parts` stand, are headed or wait.
-fn crew_spots(world: &World, i: usize, parts: &[EntityId]) -> Vec<Vec2> {
-    let me = world.state.units[i].id;
-    world
-        .state
-        .units
-        .iter()
-        .filter(|u| {
-            u.id != me
-                && u.hit_points > 0
-                && matches!(u.order, Order::Gather { target: t } | Order::Build { target: t } if parts.contains(&t))
-        })
-        .filter_map(|u| u.work_spot)
-        .collect()
-}
-
 /// Sends unit `i` to a standing spot at `target`'s ground (its crew mates' spots taken: pass
 /// `crew` false for a drop site, where nobody keeps a spot); when all are taken it waits a body's
 /// width further out, its waiting place spoken for too — unless a resource of the kind near by
 /// has a spot free ([`free_neighbour`]): a crew goes there. At a patch it gathers from the part
 /// beside its spot. Gives up when the ground is blocked all round.
-fn approach(world: &mut World, i: usize, target: EntityId, crew: bool) {
+fn approach(world: &mut World, crews: &mut Crews, i: usize, target: EntityId, crew: bool) {
     let Some((ground, parts)) = ground_of(world, target) else {
         give_up(&mut world.state.units[i]);
         return;
     };
     let taken = if crew {
-        crew_spots(world, i, &parts)
+        crews.spots(world, i, &parts)
     } else {
         Vec::new()
     };
@@ -109,9 +155,11 @@ fn approach(world: &mut World, i: usize, target: EntityId, crew: bool) {
             Spot::Full if !wait => {
                 // Another resource of the kind near by has a spot free: work there (Cohort's
                 // choice, as AoE II's villagers do: one tree of a wood line has room for two).
-                if let Some(next) = crew.then(|| free_neighbour(world, i, target)).flatten() {
+                let free = crew.then(|| free_neighbour(world, crews, i, target));
+                if let Some(next) = free.flatten() {
                     world.state.units[i].order = Order::Gather { target: next };
-                    approach(world, i, next, crew);
+                    crews.join(next, i);
+                    approach(world, crews, i, next, crew);
                     return;
                 }
                 // A spot will come free: wait a body's width further out.
@@ -136,6 +184,7 @@ fn approach(world: &mut World, i: usize, target: EntityId, crew: bool) {
         Order::Gather { .. } if !wait && parts.len() > 1 => {
             let part = part_beside(world, &parts, p).unwrap_or(target);
             world.state.units[i].order = Order::Gather { target: part };
+            crews.join(part, i);
             part
         }
         _ => target,
@@ -164,14 +213,14 @@ fn at_work(world: &World, i: usize, target: EntityId) -> bool {
     in_range(world, u.position, radius, target, K_INSIDE)
 }
 
-fn gather(world: &mut World, i: usize, target: EntityId) {
+fn gather(world: &mut World, crews: &mut Crews, i: usize, target: EntityId) {
     let u = &world.state.units[i];
     let kind = &world.rules().units[u.kind as usize];
     let capacity = kind.carry.max(1);
     let carried = u.carrying.map(|(_, n)| n).unwrap_or(0);
     let resource = world.resource(target).cloned();
     if carried >= capacity || (resource.is_none() && carried > 0) {
-        carry_to_drop(world, i);
+        carry_to_drop(world, crews, i);
         return;
     }
     let Some(resource) = resource else {
@@ -182,7 +231,7 @@ fn gather(world: &mut World, i: usize, target: EntityId) {
         return;
     }
     if !at_work(world, i, target) {
-        approach(world, i, target, true);
+        approach(world, crews, i, target, true);
         return;
     }
     let rk = &world.rules().resources[resource.kind as usize];
@@ -208,7 +257,7 @@ fn gather(world: &mut World, i: usize, target: EntityId) {
     };
     world.state.resources[k].amount -= took;
     if world.state.resources[k].amount == 0 {
-        ran_out(world, target);
+        ran_out(world, crews, target);
     }
 }
 
@@ -244,7 +293,7 @@ fn neighbours(world: &World, r: &crate::world::Resource, key: Keyed) -> Vec<Enti
 
 /// The nearest resource of `target`'s kind (of the [`K_NEIGHBOURS_TRIED`] nearest) with a spot
 /// free for unit `i`, its crew's spots taken.
-fn free_neighbour(world: &World, i: usize, target: EntityId) -> Option<EntityId> {
+fn free_neighbour(world: &World, crews: &Crews, i: usize, target: EntityId) -> Option<EntityId> {
     let r = world.resource(target)?;
     let u = &world.state.units[i];
     let radius = world.rules().units[u.kind as usize].radius;
@@ -257,7 +306,7 @@ fn free_neighbour(world: &World, i: usize, target: EntityId) -> Option<EntityId>
             let Some((ground, parts)) = ground_of(world, n) else {
                 return false;
             };
-            let taken = crew_spots(world, i, &parts);
+            let taken = crews.spots(world, i, &parts);
             let ask = Approach {
                 ground,
                 from: u.position,
@@ -275,7 +324,7 @@ fn free_neighbour(world: &World, i: usize, target: EntityId) -> Option<EntityId>
 
 /// A resource ran out: it is removed (a felled tree frees its tile) and its crew moves on to the
 /// nearest resource of the same kind within [`K_NEXT_RESOURCE_REACH`], or carries home and stops.
-fn ran_out(world: &mut World, id: EntityId) {
+fn ran_out(world: &mut World, crews: &mut Crews, id: EntityId) {
     let Some(r) = world.resource(id).cloned() else {
         return;
     };
@@ -286,12 +335,13 @@ fn ran_out(world: &mut World, id: EntityId) {
         .iter()
         .find(|u| u.order == (Order::Gather { target: id }));
     let next = crew.and_then(|u| neighbours(world, &r, world.key_of(u)).first().copied());
-    for u in &mut world.state.units {
+    for (k, u) in world.state.units.iter_mut().enumerate() {
         if u.order == (Order::Gather { target: id }) {
             u.work_spot = None;
             u.route = None;
             if let Some(n) = next {
                 u.order = Order::Gather { target: n };
+                crews.join(n, k);
             }
         }
     }
@@ -316,7 +366,7 @@ fn nearest_drop(world: &World, i: usize, good: Good) -> Option<EntityId> {
 }
 
 /// Unit `i` carries its load to the nearest drop site and drops it into its owner's stock.
-fn carry_to_drop(world: &mut World, i: usize) {
+fn carry_to_drop(world: &mut World, crews: &mut Crews, i: usize) {
     let Some((good, n)) = world.state.units[i].carrying else {
         return;
     };
@@ -341,11 +391,11 @@ fn carry_to_drop(world: &mut World, i: usize) {
         .is_some_and(|r| r.target == Some(drop));
     if !walking_there {
         world.state.units[i].route = None;
-        approach(world, i, drop, false);
+        approach(world, crews, i, drop, false);
     }
 }
 
-fn build(world: &mut World, i: usize, target: EntityId) {
+fn build(world: &mut World, crews: &mut Crews, i: usize, target: EntityId) {
     let Some(b) = world.building(target).cloned() else {
         give_up(&mut world.state.units[i]);
         return;
@@ -358,7 +408,7 @@ fn build(world: &mut World, i: usize, target: EntityId) {
         return;
     }
     if !at_work(world, i, target) {
-        approach(world, i, target, true);
+        approach(world, crews, i, target, true);
         return;
     }
     world.state.units[i].state = UnitState::Building;
