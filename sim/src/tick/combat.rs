@@ -14,9 +14,9 @@
 
 use crate::nav::chase::K_CLAIM_HELD_TICKS;
 use crate::nav::{plan_chase, replan_wait, route_beside, Ask};
-use crate::position::{fx, Bounds, Fx};
+use crate::position::{fx, Bounds, Fx, Tile, Vec2};
 use crate::walk::held::held_ticks;
-use crate::walk::{box_of, give_up, in_range, reach_gap};
+use crate::walk::{box_of, give_up, in_range, reach_gap, widest};
 use crate::world::{find, EntityId, Order, UnitState, World, TICK_MS};
 
 /// A follower keeps within this many tiles of its target. The devlog's `XYZFollowTarget` takes an
@@ -54,9 +54,14 @@ fn fight(world: &mut World, i: usize) {
         Order::Follow { target } => (Some(target), K_FOLLOW_RANGE, false),
         Order::AttackMove { .. } => {
             let keep = u.fight.filter(|&t| box_of(world, t).is_some());
-            (keep.or_else(|| nearest_enemy(world, i, sight)), range, true)
+            let widest = widest(world);
+            (
+                keep.or_else(|| nearest_enemy(world, i, sight, widest)),
+                range,
+                true,
+            )
         }
-        Order::Hold => (nearest_enemy(world, i, range), range, true),
+        Order::Hold => (nearest_enemy(world, i, range, widest(world)), range, true),
         _ => return,
     };
     let alive = target.filter(|&t| box_of(world, t).is_some() && t != u.id);
@@ -178,32 +183,83 @@ fn lost_target(world: &mut World, i: usize) {
     }
 }
 
-/// The nearest living enemy unit within `reach` of unit `i`'s box (ties to the lower id).
-/// Each body filed near is measured first and passed over unless it would be the nearest so
-/// far; only then is it asked whether it is a friend (its owner in the fighter's side, worked
-/// out once) and alive.
-fn nearest_enemy(world: &World, i: usize, reach: Fx) -> Option<EntityId> {
+/// Tiles a body filed on a ring of the survey may stand nearer its fighter, along either axis,
+/// than the ring's distance in tiles: one for where in its tile each middle lies, one for a
+/// body walked on this tick (the survey keeps it filed on its tile; `Survey::near` looks a tile
+/// further round for it).
+const K_RING_SLACK: i32 = 2;
+
+/// The nearest living enemy unit within `reach` of unit `i`'s box (ties to the lower id), of
+/// the bodies `Survey::near` finds within `reach` and a body's width of its middle. They are
+/// looked through ring by ring of tiles outward from the fighter's, until a ring lies too far
+/// to hold one nearer than the nearest found ([`K_RING_SLACK`]; off the map, where the survey
+/// files bodies on the edge, all of them); the answer is the same as a look through all of
+/// them. Of each body the side is asked first (the fighter's friends worked out once), then
+/// the wider of its axis gaps, which [`reach_gap`] is never below (an integer square root of a
+/// sum of squares is at least either side): only a body that may be the nearest so far is
+/// measured exactly and asked whether it is alive.
+fn nearest_enemy(world: &World, i: usize, reach: Fx, widest: Fx) -> Option<EntityId> {
     let u = &world.state.units[i];
     let radius = world.rules().units[u.kind as usize].radius;
     let body = Bounds::around(u.position, radius);
     let friends = world.friends(u.owner);
+    let (me, p) = (u.id, u.position);
+    let look = radius + reach + fx(1);
+    let lo = Vec2::new(p.x - look, p.y - look).tile().offset(-1, -1);
+    let hi = Vec2::new(p.x + look, p.y + look).tile().offset(1, 1);
+    let c = p.tile();
+    let on_map = world.grid().contains(c);
+    let rings = (c.x - lo.x).max(hi.x - c.x).max(c.y - lo.y).max(hi.y - c.y);
     let mut best: Option<(Fx, EntityId)> = None;
-    for b in world.caches.survey.near(u.position, reach + radius + fx(1)) {
-        if b.entity == u.id {
-            continue;
+    for d in 0..=rings {
+        let least = fx(d - K_RING_SLACK) - radius - widest;
+        if on_map && best.is_some_and(|(bg, _)| least > bg) {
+            break;
         }
-        let gap = reach_gap(&body, &Bounds::around(b.middle, b.radius));
-        let nearer = gap <= reach && best.is_none_or(|(bg, bid)| (gap, b.entity) < (bg, bid));
-        if !nearer || friends.contains(b.owner) {
-            continue;
-        }
-        let alive = find(&world.state.units, b.entity, |v| v.id)
-            .is_some_and(|k| world.state.units[k].hit_points > 0);
-        if alive {
-            best = Some((gap, b.entity));
+        for (min, max) in ring(c, d) {
+            let min = Tile::new(min.x.max(lo.x), min.y.max(lo.y));
+            let max = Tile::new(max.x.min(hi.x), max.y.min(hi.y));
+            if min.x > max.x || min.y > max.y {
+                continue;
+            }
+            for b in world.caches.survey.in_tiles(min, max) {
+                let near = (b.middle.x - p.x).abs() <= look && (b.middle.y - p.y).abs() <= look;
+                if !near || b.entity == me || friends.contains(b.owner) {
+                    continue;
+                }
+                let other = Bounds::around(b.middle, b.radius);
+                let axis_x = (other.min.x - body.max.x).max(body.min.x - other.max.x);
+                let axis_y = (other.min.y - body.max.y).max(body.min.y - other.max.y);
+                let least = axis_x.max(axis_y);
+                if least > reach || best.is_some_and(|(bg, _)| least > bg) {
+                    continue;
+                }
+                let gap = reach_gap(&body, &other);
+                if gap > reach || best.is_some_and(|(bg, bid)| (gap, b.entity) >= (bg, bid)) {
+                    continue;
+                }
+                let alive = find(&world.state.units, b.entity, |v| v.id)
+                    .is_some_and(|k| world.state.units[k].hit_points > 0);
+                if alive {
+                    best = Some((gap, b.entity));
+                }
+            }
         }
     }
     best.map(|(_, id)| id)
+}
+
+/// The tiles `d` from `c` (Chebyshev), as boxes (least and most corner): the row above, the
+/// row below, the column left and the column right between them; at 0, `c` alone.
+fn ring(c: Tile, d: i32) -> impl Iterator<Item = (Tile, Tile)> {
+    let (x0, x1, y0, y1) = (c.x - d, c.x + d, c.y - d, c.y + d);
+    let boxes = [
+        (Tile::new(x0, y0), Tile::new(x1, y0)),
+        (Tile::new(x0, y1), Tile::new(x1, y1)),
+        (Tile::new(x0, y0 + 1), Tile::new(x0, y1 - 1)),
+        (Tile::new(x1, y0 + 1), Tile::new(x1, y1 - 1)),
+    ];
+    boxes.into_iter().take(if d == 0 { 1 } else { 4 })
 }
 
 /// Unit `i` strikes `target`: its attack in hit points, then it reloads.
