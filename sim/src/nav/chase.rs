@@ -196,7 +196,7 @@ fn place_round(
     // claim (Cohort's choice: a place spoken for by a chaser stuck in the crowd behind would
     // stay empty for good, and those waiting beside it wait for good).
     let now = world.state.tick;
-    let taken: Vec<Vec2> = world
+    let mut taken: Vec<Vec2> = world
         .state
         .units
         .iter()
@@ -207,6 +207,20 @@ fn place_round(
         })
         .collect();
     let room = radius * 2;
+    // Where anyone else stands still round the target is taken too, friend or enemy (Cohort's
+    // choice: a place behind an enemy standing beside the target is one the chaser never
+    // reaches, and it would walk at it for good).
+    let reach = (tbox.max.x - tbox.min.x).max(tbox.max.y - tbox.min.y)
+        + range.max(Fx::ZERO)
+        + room * Fx::from_num(K_WAITING_RINGS + 2);
+    taken.extend(
+        world
+            .caches
+            .survey
+            .near(tbox.middle(), reach)
+            .filter(|b| !b.moving && b.entity != u.id && b.entity != target)
+            .map(|b| b.middle),
+    );
     let mut outside = range.max(Fx::ZERO) + radius - K_INSIDE;
     for ring in 0..=K_WAITING_RINGS {
         let waits = ring > 0;

@@ -36,8 +36,8 @@ pub struct Stall {
     pub unit: EntityId,
     /// The tick of its last progress.
     pub since: u64,
-    /// Ticks since then: of those it stood waiting (`waiting`), or of the others (a wait that
-    /// ends in a walk is not a stall of the walk).
+    /// Ticks since then: of those it stood waiting (`waiting`), or since it last stood waiting
+    /// (a wait that ends in a walk is not a stall of the walk).
     pub ticks: u64,
     /// It stands, with no walk, waiting for a place at a full target (a villager a body's width
     /// out from a full mine, a soldier round a crowded enemy).
@@ -96,19 +96,21 @@ struct Track {
     waiting: bool,
     /// Ticks since `since` it stood waiting.
     waited: u64,
+    /// The last tick since `since` it stood waiting (`since` if none).
+    last_waited: u64,
 }
 
 impl Track {
-    /// How it is getting on at `tick`: waiting, for the ticks it waited; else held, for the rest.
+    /// How it is getting on at `tick`: waiting, for the ticks it waited; else held, for the
+    /// ticks since it last stood waiting (a wait ended, its walk starts its count afresh).
     fn stall(&self, tick: u64) -> Stall {
-        let span = tick - self.since;
         Stall {
             unit: self.unit,
             since: self.since,
             ticks: if self.waiting {
                 self.waited
             } else {
-                span - self.waited.min(span)
+                tick - self.last_waited.max(self.since)
             },
             waiting: self.waiting,
         }
@@ -259,6 +261,7 @@ impl Watch {
                 order: u.order.clone(),
                 waiting: false,
                 waited: 0,
+                last_waited: tick,
             });
             let was_busy = !matches!(t.order, Order::Idle | Order::Hold);
             if was_busy && u.order == Order::Idle && self.commanded.binary_search(&u.id).is_err() {
@@ -278,6 +281,7 @@ impl Watch {
                 t.anchor = u.position;
                 t.since = tick;
                 t.waited = 0;
+                t.last_waited = tick;
             }
             t.carrying = u.carrying;
             t.gather_progress = u.gather_progress;
@@ -285,6 +289,7 @@ impl Watch {
             t.waiting = waiting(u);
             if t.waiting && t.since < tick {
                 t.waited += 1;
+                t.last_waited = tick;
             }
             let stall = t.stall(tick);
             let longest = if stall.waiting {

@@ -53,7 +53,13 @@ fn fight(world: &mut World, i: usize) {
         Order::Attack { target } => (Some(target), range, true),
         Order::Follow { target } => (Some(target), K_FOLLOW_RANGE, false),
         Order::AttackMove { .. } => {
-            let keep = u.fight.filter(|&t| box_of(world, t).is_some());
+            // Held up on its way to the enemy it fights for K_CLAIM_HELD_TICKS, it fights the
+            // nearest instead (Cohort's choice: an enemy standing in the way is nearer).
+            let held = u
+                .route
+                .as_ref()
+                .is_some_and(|r| held_ticks(r, world.state.tick) >= K_CLAIM_HELD_TICKS);
+            let keep = u.fight.filter(|&t| !held && box_of(world, t).is_some());
             let widest = widest(world);
             (
                 keep.or_else(|| nearest_enemy(world, i, sight, widest)),
@@ -106,6 +112,7 @@ fn fight(world: &mut World, i: usize) {
         .route
         .as_ref()
         .is_some_and(|r| held_ticks(r, now) >= K_CLAIM_HELD_TICKS);
+    let follows = matches!(world.state.units[i].order, Order::Follow { .. });
     let mut plan = plan_chase(world, i, target, reach);
     let u = &mut world.state.units[i];
     // A chase planned again is held up as long as before: the same walk (to the same place, or
@@ -125,8 +132,8 @@ fn fight(world: &mut World, i: usize) {
     // K_CLAIM_HELD_TICKS, it is in that crowd already: it waits where it stands (Cohort's
     // choice: walking round the crowd to the waiting place the planner found, a body's width
     // further out, it would be held up by the crowd it walks round for as long as the wait
-    // lasts).
-    if plan.waits && held_long {
+    // lasts). A follower whose friend has every place round it taken stops where it is.
+    if plan.waits && (held_long || follows) {
         plan.route = None;
     }
     u.replan_at_ms = now_ms + replan_wait(at);
