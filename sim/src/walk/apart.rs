@@ -57,9 +57,9 @@ pub struct Stepper<'a> {
 pub enum Through {
     /// Nobody: it keeps apart from everyone.
     Nobody,
-    /// Its own side's bodies only: a soldier closing on an enemy never walks through the
-    /// enemy's army, but through its own crowd round a target to a place at it.
-    Friends,
+    /// Everyone but the body it closes on: a soldier walks through the crowd round its
+    /// target (its own side's, or enemies standing in its way), never into its target.
+    AllBut(EntityId),
     /// Everyone, walkers or standing, friends or enemies.
     Everyone,
 }
@@ -184,7 +184,7 @@ impl Stepper<'_> {
     fn walks_through(&self, b: &Body) -> bool {
         match self.through {
             Through::Nobody => false,
-            Through::Friends => self.key.friends().contains(b.owner),
+            Through::AllBut(target) => b.entity != target,
             Through::Everyone => true,
         }
     }

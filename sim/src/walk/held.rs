@@ -17,7 +17,7 @@
 //!    [`K_SQUEEZE_APART`] of their radii from walkers (still the whole allowance from anyone
 //!    standing: nobody standing is pushed), until it gets on again.
 //! 3. held still [`K_THROUGH_AFTER_TICKS`] while squeezing, it **walks through** everyone about
-//!    it, keeping apart from nobody (a soldier closing on an enemy: from none of its own side),
+//!    it, keeping apart from nobody (a walk to something: from nobody but that target),
 //!    until the squeeze ends (nobody is pushed: it is the one that moves; the ground still
 //!    holds it).
 //!
@@ -54,9 +54,9 @@ pub const K_SAME_WAY: Fx = fx(3);
 /// it keeps apart from nobody, walkers or standing, enemies or friends, until it stands
 /// [`K_SQUEEZE_THROUGH`] from where the squeeze began (Cohort's last resort: bodies packed round
 /// a walker, an enemy formation formed up about it or a jam no side can give way in, hold it
-/// still for good otherwise). The ground still holds it: never into closed ground. A soldier
-/// closing on an enemy walks through its own side only, never the enemy's army (its place at
-/// the target is clear of where the others stand: the walk through ends there, not in them).
+/// still for good otherwise). The ground still holds it: never into closed ground. A walk to
+/// something (a chase, a worker's) walks through everyone but that target (its place at the
+/// target is clear of where the others stand: the walk through ends there, not in them).
 pub const K_THROUGH_AFTER_TICKS: u64 = 6000 / TICK_MS as u64;
 /// Squeezing past a walker keeps this share of their two radii between them (half, where keeping
 /// apart keeps three quarters).
@@ -91,7 +91,7 @@ fn at_least(v: Vec2, d: Fx) -> bool {
 /// from where it last got on (after a detour: no further from its goal). A new first corner is no headway by itself (a detour's first may
 /// be where the walker stands, and walkers held on the spot turn from corner to corner). Held
 /// [`K_SQUEEZE_AFTER_TICKS`], it begins to squeeze; held [`K_THROUGH_AFTER_TICKS`], it walks
-/// through (a soldier closing on an enemy through its own side only: [`super::apart::Through`]);
+/// through (a walk to something, everyone but that target: [`super::apart::Through`]);
 /// both until it stands [`K_SQUEEZE_THROUGH`] from where the squeeze began. A chase planned
 /// again to the same place keeps how it was getting on (`tick::combat`), so a soldier's new
 /// corners are no headway either.

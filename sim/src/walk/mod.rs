@@ -132,11 +132,6 @@ pub fn walk_all(world: &mut World) {
     }
 }
 
-/// Whether unit `u` is a soldier closing on an enemy (set on one by its order or a fight).
-fn fighting(u: &crate::world::Unit) -> bool {
-    u.fight.is_some() || matches!(u.order, Order::Attack { .. })
-}
-
 /// The stepper for unit `i` walking `route` this tick.
 pub fn stepper<'a>(world: &'a World, i: usize, route: &Route) -> Stepper<'a> {
     let u = &world.state.units[i];
@@ -152,10 +147,11 @@ pub fn stepper<'a>(world: &'a World, i: usize, route: &Route) -> Stepper<'a> {
         // Near its point the crowd there stops it (someone on the goal, a crowd at the goal).
         through: if !route.progress.through || goal::near_point(u, route, u.position) {
             Through::Nobody
-        } else if fighting(u) {
-            Through::Friends
         } else {
-            Through::Everyone
+            match route.target {
+                Some(t) => Through::AllBut(t),
+                None => Through::Everyone,
+            }
         },
     }
 }
