@@ -87,6 +87,7 @@ fn fixture() -> World {
         },
         fine: 1,
         legs: 2,
+        settle: true,
     });
     u.reload_ticks = 3;
     u.carrying = Some((Good::Wood, 4));

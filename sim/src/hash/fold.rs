@@ -293,6 +293,7 @@ impl Fold for Route {
             progress,
             fine,
             legs,
+            settle,
         } = self;
         // One layout word: the waypoints' count, the flags, the tags, the replans, the fine
         // corners and the legs.
@@ -301,6 +302,7 @@ impl Fold for Route {
                 | u64::from(*has_goal) << 32
                 | some_bit(speed_cap, 33)
                 | some_bit(target, 34)
+                | u64::from(*settle) << 35
                 | u64::from(*replans) << 40
                 | u64::from(*fine) << 48
                 | u64::from(*legs) << 56,

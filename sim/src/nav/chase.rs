@@ -12,7 +12,7 @@
 
 use super::beside::{may_share, SharedWalk};
 use super::route::{region_here, route_for, Ask};
-use super::spot::{find_standing_spot, stands_in, Approach, Spot};
+use super::spot::{find_standing_spot, stands_in, Approach, Spot, K_ROUNDING};
 use crate::astar::body_clear;
 use crate::position::{fx, tile_of, Bounds, Fx, Vec2};
 use crate::walk::{box_of, reach_gap, K_INSIDE};
@@ -221,6 +221,23 @@ fn place_round(
             .filter(|b| !b.moving && b.entity != u.id && b.entity != target)
             .map(|b| b.middle),
     );
+    // The place it walks to, still free and in range, is kept (Cohort's choice, as the spec's
+    // standing spots are chosen "so the answer stays stable while they walk": asked again from
+    // a step further on, the nearest free point of the edge may be another, and a chaser in a
+    // crowd turned from one to the other every half second).
+    let kept = u
+        .route
+        .as_ref()
+        .filter(|r| r.target == Some(target) && !r.settle)
+        .map(|r| r.goal)
+        .filter(|&p| {
+            !taken.iter().any(|t| t.chebyshev(p) < room - K_ROUNDING)
+                && reach_gap(&Bounds::around(p, radius), tbox) <= range
+                && stands_in(world, key, region, p, radius)
+        });
+    if let Some(p) = kept {
+        return Some((p, false));
+    }
     let mut outside = range.max(Fx::ZERO) + radius - K_INSIDE;
     for ring in 0..=K_WAITING_RINGS {
         let waits = ring > 0;

@@ -178,6 +178,7 @@ fn plan(
         replans: 0,
         progress: Progress::from(world.state.tick),
         fine: 0,
+        settle: false,
         legs: 0,
     })
 }

@@ -15,7 +15,7 @@
 use crate::nav::chase::K_CLAIM_HELD_TICKS;
 use crate::nav::{plan_chase, replan_wait, route_beside, Ask};
 use crate::position::{fx, Bounds, Fx, Tile, Vec2};
-use crate::walk::held::held_ticks;
+use crate::walk::held::{held_on_a_new_walk, held_ticks};
 use crate::walk::{box_of, give_up, in_range, reach_gap, widest};
 use crate::world::{find, EntityId, Order, UnitState, World, TICK_MS};
 
@@ -90,7 +90,10 @@ fn fight(world: &mut World, i: usize) {
     let at = world.state.units[i].position;
     if in_range(world, at, radius, target, reach) {
         let u = &mut world.state.units[i];
-        u.route = None;
+        // In range, its walk is over, but for a step out of another body (`walk::settle`).
+        if u.route.as_ref().is_none_or(|r| !r.settle) {
+            u.route = None;
+        }
         u.chase_waits = false;
         if strikes && u.reload_ticks == 0 {
             strike(world, i, target);
@@ -119,13 +122,16 @@ fn fight(world: &mut World, i: usize) {
     // one within K_SAME_PLACE of it) keeps how it was getting on whole; one that
     // made a detour round the bodies about it keeps the detour (Cohort's choice: a chase's
     // search prices those standing, the detour's closes them, and planning the chase again
-    // every half second would walk it back into the crowd it went round).
+    // every half second would walk it back into the crowd it went round). A walk to another
+    // place is new, but held as long as before (`walk::held::held_on_a_new_walk`).
     if let (Some(new), Some(old)) = (plan.route.as_mut(), u.route.as_ref()) {
         let same_place = new.goal.chebyshev(old.goal) <= K_SAME_PLACE;
         if same_place && old.progress.detoured.is_some() {
             *new = old.clone();
         } else if same_place {
             new.progress = old.progress;
+        } else {
+            new.progress = held_on_a_new_walk(&old.progress, new, at);
         }
     }
     // Sent to a waiting place when its walk has been held up by the crowd round the target for

@@ -119,18 +119,31 @@ fn ground_of(world: &World, id: EntityId) -> Option<(Bounds, Vec<EntityId>)> {
 /// has a spot free ([`free_neighbour`]): a crew goes there. At a patch it gathers from the part
 /// beside its spot. Gives up when the ground is blocked all round.
 fn approach(world: &mut World, crews: &mut Crews, i: usize, target: EntityId, crew: bool) {
+    approach_once(world, crews, i, target, crew, true);
+}
+
+/// [`approach`], trying the resources near by for a free spot only when `neighbours` is set (once
+/// an approach, so two resources each saying the other has room cannot send a worker to and fro).
+fn approach_once(
+    world: &mut World,
+    crews: &mut Crews,
+    i: usize,
+    target: EntityId,
+    crew: bool,
+    neighbours: bool,
+) {
     let Some((ground, parts)) = ground_of(world, target) else {
         give_up(&mut world.state.units[i]);
         return;
     };
+    let u = &world.state.units[i];
+    let radius = world.rules().units[u.kind as usize].radius;
     let taken = if crew {
-        crews.spots(world, i, &parts)
+        taken_at(world, crews, i, ground, &parts, radius)
     } else {
         Vec::new()
     };
     let taken = &taken[..];
-    let u = &world.state.units[i];
-    let radius = world.rules().units[u.kind as usize].radius;
     let key = world.key_of(u);
     let region = region_here(&world.caches.regions, world.grid(), key, u.position.tile());
     let (id, at) = (u.id, u.position);
@@ -155,11 +168,11 @@ fn approach(world: &mut World, crews: &mut Crews, i: usize, target: EntityId, cr
             Spot::Full if !wait => {
                 // Another resource of the kind near by has a spot free: work there (Cohort's
                 // choice, as AoE II's villagers do: one tree of a wood line has room for two).
-                let free = crew.then(|| free_neighbour(world, crews, i, target));
+                let free = (crew && neighbours).then(|| free_neighbour(world, crews, i, target));
                 if let Some(next) = free.flatten() {
                     world.state.units[i].order = Order::Gather { target: next };
                     crews.join(next, i);
-                    approach(world, crews, i, next, crew);
+                    approach_once(world, crews, i, next, crew, false);
                     return;
                 }
                 // A spot will come free: wait a body's width further out.
@@ -206,6 +219,38 @@ fn approach(world: &mut World, crews: &mut Crews, i: usize, target: EntityId, cr
     }
 }
 
+/// The spots at `ground` (made of `parts`) spoken for when unit `i` asks for one: its crew mates'
+/// and every body standing still round it.
+fn taken_at(
+    world: &World,
+    crews: &Crews,
+    i: usize,
+    ground: Bounds,
+    parts: &[EntityId],
+    radius: Fx,
+) -> Vec<Vec2> {
+    let mut taken = crews.spots(world, i, parts);
+    taken.extend(standing_round(world, i, ground, radius));
+    taken
+}
+
+/// Where bodies other than unit `i`'s stand still round `ground`, as far out as its waiting rings
+/// reach: a spot there is taken too (Cohort's choice: the spec's crew speaks for its own spots
+/// only, so a worker at the next tree of a wood line, or one gathering where its crew's ground
+/// changed under it, had a crew mate sent into its body).
+fn standing_round(world: &World, i: usize, ground: Bounds, radius: Fx) -> Vec<Vec2> {
+    let me = world.state.units[i].id;
+    let rings = Fx::from_num(K_WAITING_RINGS + 2);
+    let round = ground.widened(radius * 2 * rings);
+    world
+        .caches
+        .survey
+        .in_tiles(round.min.tile(), round.max.tile())
+        .filter(|b| b.entity != me && !b.moving)
+        .map(|b| b.middle)
+        .collect()
+}
+
 /// Whether unit `i` stands at its work: its body within reach of `target`'s box.
 fn at_work(world: &World, i: usize, target: EntityId) -> bool {
     let u = &world.state.units[i];
@@ -238,6 +283,9 @@ fn gather(world: &mut World, crews: &mut Crews, i: usize, target: EntityId) {
     let (good, rate) = (rk.gives, rk.gather_per_second);
     let u = &mut world.state.units[i];
     u.state = UnitState::Gathering;
+    // Where it gathers is its spot, spoken for, though it came to stand there without asking
+    // (its crew moved to the next resource round it).
+    u.work_spot.get_or_insert(u.position);
     if u.carrying.is_some_and(|(g, _)| g != good) {
         u.carrying = None;
     }
@@ -306,7 +354,7 @@ fn free_neighbour(world: &World, crews: &Crews, i: usize, target: EntityId) -> O
             let Some((ground, parts)) = ground_of(world, n) else {
                 return false;
             };
-            let taken = crews.spots(world, i, &parts);
+            let taken = taken_at(world, crews, i, ground, &parts, radius);
             let ask = Approach {
                 ground,
                 from: u.position,
@@ -411,7 +459,9 @@ fn build(world: &mut World, crews: &mut Crews, i: usize, target: EntityId) {
         approach(world, crews, i, target, true);
         return;
     }
-    world.state.units[i].state = UnitState::Building;
+    let u = &mut world.state.units[i];
+    u.state = UnitState::Building;
+    u.work_spot.get_or_insert(u.position);
     let spec = &world.rules().buildings[b.kind as usize];
     let (build_ms, full) = (spec.build_ms.max(1), spec.hit_points);
     let Some(k) = find(&world.state.buildings, target, |x| x.id) else {

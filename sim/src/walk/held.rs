@@ -216,12 +216,34 @@ pub fn detour(world: &mut World, i: usize, route: &mut Route, at: Vec2) {
     // every two seconds would otherwise make a walker held on the spot look as though it got
     // on): only standing K_HEADWAY from where it last got on is.
     route.progress = Progress {
+        detoured: Some(now),
+        ..held_as_before(&route.progress)
+    };
+}
+
+/// How a detour of a walker held on `old` is getting on: held as long as before, squeezing or
+/// walking through as before; only standing [`K_HEADWAY`] from where it last got on is headway
+/// (its new first corner is none by itself).
+pub fn held_as_before(old: &Progress) -> Progress {
+    Progress {
         nearest: Fx::MAX,
         corners: u32::MAX,
-        since: route.progress.since,
-        detoured: Some(now),
-        squeeze_from: route.progress.squeeze_from,
-        through: route.progress.through,
-        anchor: route.progress.anchor,
+        ..*old
+    }
+}
+
+/// How a chase planned again to another place, walked by a walker at `at` held on `old`, is
+/// getting on: held as long as before, squeezing or walking through as before; it gets on by
+/// coming [`K_PROGRESS`] nearer the new walk's first corner, or by headway (Cohort's choice: a
+/// chaser whose place flipped between two as the crowd round its target shifted had a fresh walk
+/// every half second, never held long enough to detour or walk through, and stood for good).
+pub fn held_on_a_new_walk(old: &Progress, route: &Route, at: Vec2) -> Progress {
+    let Some(&corner) = route.waypoints.first() else {
+        return *old;
     };
+    Progress {
+        nearest: at.distance(corner),
+        corners: route.waypoints.len() as u32,
+        ..*old
+    }
 }

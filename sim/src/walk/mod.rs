@@ -144,8 +144,12 @@ pub fn stepper<'a>(world: &'a World, i: usize, route: &Route) -> Stepper<'a> {
         widest: widest(world),
         march: apart::marching_with(u.formation, route),
         squeeze: held::squeezes(route, world.state.tick).then(|| goal::point_of(u, route)),
-        // Near its point the crowd there stops it (someone on the goal, a crowd at the goal).
-        through: if !route.progress.through || goal::near_point(u, route, u.position) {
+        // Near its point the crowd there stops it (someone on the goal, a crowd at the goal). A
+        // walk out of another body keeps apart from nobody: it sets off inside a body, and the
+        // place it walks to is clear of everyone (`settle`).
+        through: if route.settle {
+            Through::Everyone
+        } else if !route.progress.through || goal::near_point(u, route, u.position) {
             Through::Nobody
         } else {
             match route.target {

@@ -2,29 +2,50 @@
 //!
 //! Walkers keep apart and nobody standing is pushed, so two bodies that come to stand inside
 //! each other's allowance stay so for good: a soldier walking through its own crowd when its
-//! target falls, two walkers given one free place round a point, units placed so. An idle unit
-//! (no order, no walk, not pushed) that stands nearer than the keep-apart allowance to a body
-//! standing still walks to the nearest free place round where it stands, as a short walk of its
-//! own: it keeps its order (idle), and the walk keeps apart and off closed ground as every walk
-//! does. Each idle unit looks once every [`K_SETTLE_EVERY_TICKS`] ticks (staggered by id, so an
-//! army standing looks over that many ticks, not in one), up to [`K_SETTLE_RINGS`] rings out.
+//! target falls or comes in range, two walkers given one free place round a point, a follower
+//! stopping where every place round its friend is taken, units placed so. A unit with no walk,
+//! not pushed and not holding its ground (the spec's hold stays put), that stands nearer than
+//! the keep-apart allowance to a body standing still walks to the nearest free place round where
+//! it stands, as a short walk of its own (a settle walk, which a soldier in range of its target
+//! keeps): it keeps its order, and the walk keeps apart and off closed ground as every walk does.
+//! A unit at work (a target to attack, follow, gather or build) takes only a place that leaves
+//! it no further from its target's box than [`K_SETTLE_SLACK`] beyond where it stands. Each unit
+//! looks once every [`K_SETTLE_EVERY_TICKS`] ticks (staggered by id, so an army standing looks
+//! over that many ticks, not in one), up to [`K_SETTLE_RINGS`] rings out.
 
 use super::apart::{squared, Stepper, Through};
+use super::reach::{box_of, reach_gap};
 use crate::astar::body_clear;
 use crate::nav::{find_standing_spot, region_here, spot::stands_in, Approach, Spot};
 use crate::position::{Bounds, Fx, Vec2};
-use crate::world::{Order, Progress, Route, World};
+use crate::world::{EntityId, Order, Progress, Route, Unit, World};
 
 /// An idle unit looks whether it stands inside another body once in this many ticks.
 pub const K_SETTLE_EVERY_TICKS: u64 = 16;
 /// It looks for a free place this many rings out, a body's half-width apart.
 pub const K_SETTLE_RINGS: usize = 8;
+/// A unit at work settles no further than this from its target's box beyond where it stands
+/// (a quarter of a tile): it steps aside along the crowd at its target, not away from it.
+pub const K_SETTLE_SLACK: Fx = crate::position::fx_ratio(1, 4);
 
-/// Idle unit `i` standing inside a standing body is given a walk to the nearest free place.
+/// What unit `u` works at, if anything: the target of its attack, its fight on an attack-move,
+/// the friend it follows, the resource it gathers, the foundation it builds.
+fn work_target(u: &Unit) -> Option<EntityId> {
+    match u.order {
+        Order::Attack { target }
+        | Order::Follow { target }
+        | Order::Gather { target }
+        | Order::Build { target } => Some(target),
+        Order::AttackMove { .. } => u.fight,
+        _ => None,
+    }
+}
+
+/// Unit `i` standing inside a standing body is given a walk to the nearest free place.
 pub fn settle(world: &mut World, i: usize, widest: Fx) {
     let now = world.state.tick;
     let u = &world.state.units[i];
-    if u.order != Order::Idle
+    if u.order == Order::Hold
         || u.route.is_some()
         || u.pushed.is_some()
         || !(u.id.0.wrapping_add(now)).is_multiple_of(K_SETTLE_EVERY_TICKS)
@@ -59,8 +80,12 @@ pub fn settle(world: &mut World, i: usize, widest: Fx) {
         return;
     }
     let region = region_here(&world.caches.regions, world.grid(), key, at.tile());
+    let work = work_target(u).and_then(|t| box_of(world, t));
+    let gap = |p: Vec2| work.map(|b| reach_gap(&Bounds::around(p, radius), &b));
+    let most_gap = gap(at).map(|g| g + K_SETTLE_SLACK);
     let free = |p: Vec2| {
-        stands_in(world, key, region, p, radius)
+        gap(p).zip(most_gap).is_none_or(|(g, most)| g <= most)
+            && stands_in(world, key, region, p, radius)
             && body_clear(world.grid(), key, at, p, radius)
             && s.survey
                 .near(p, radius + widest)
@@ -99,5 +124,6 @@ pub fn settle(world: &mut World, i: usize, widest: Fx) {
         progress: Progress::from(now),
         fine: 0,
         legs: 0,
+        settle: true,
     });
 }

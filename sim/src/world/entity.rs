@@ -83,6 +83,10 @@ pub struct Route {
     /// choice): a route that ends short of its goal is planned on from where it ends.
     #[serde(default)]
     pub legs: u8,
+    /// A walk out of another body it stood inside of (`crate::walk::settle`, Cohort's choice):
+    /// a soldier in range of its target keeps it, as it does no other walk.
+    #[serde(default)]
+    pub settle: bool,
 }
 
 impl Route {
