@@ -273,3 +273,29 @@ fn one_knight_finds_its_way_across_a_maze() {
     r.nobody_stuck();
     r.all_arrived();
 }
+
+/// Scenes `cohort soak` wrote, kept: nobody stalls, and nobody stands inside another at the end.
+fn kept_apart_and_nobody_stuck(name: &str) {
+    let r = run(name);
+    r.nobody_stuck();
+    assert!(
+        r.watch.overlaps.is_empty(),
+        "bodies nearer than the allowance at the end: {:?}",
+        r.watch.overlaps
+    );
+}
+
+#[test]
+fn attackers_round_a_building_nobody_stalls() {
+    kept_apart_and_nobody_stuck("soak_166_attackers_round_a_building");
+}
+
+#[test]
+fn a_crew_moved_to_the_next_tree_keeps_apart() {
+    kept_apart_and_nobody_stuck("soak_258_a_crew_moves_to_the_next_tree");
+}
+
+#[test]
+fn followers_stopping_round_a_friend_step_apart() {
+    kept_apart_and_nobody_stuck("soak_28_followers_step_apart");
+}
