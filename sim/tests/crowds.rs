@@ -267,7 +267,6 @@ fn melee_and_ranged_nobody_stalls() {
 }
 
 #[test]
-#[ignore = "issue 10, left: slow in debug (57,000 trees, 480 x 480), and the way is 5,538 tiles, about 68 minutes at a knight's pace: the knight walks its first partial route, plans the rest whole (route_beyond) and is still on its way after the scene's 120,000 ticks"]
 fn one_knight_finds_its_way_across_a_maze() {
     let r = run("long_way_maze");
     r.nobody_stuck();
