@@ -134,14 +134,35 @@ pub fn find_standing_spot(approach: &Approach, stands: impl Fn(Vec2) -> bool) ->
         face(false, ring.min.x, one),
     ];
     let own = own_face(&approach.ground, approach.from);
+    // Every point asked lies within the box holding the ring and the ground: a spot further than
+    // the room from it can take none of them.
+    let hull = Bounds {
+        min: Vec2::new(
+            ring.min.x.min(ring.max.x).min(ground.min.x),
+            ring.min.y.min(ring.max.y).min(ground.min.y),
+        ),
+        max: Vec2::new(
+            ring.max.x.max(ring.min.x).max(ground.max.x),
+            ring.max.y.max(ring.min.y).max(ground.max.y),
+        ),
+    }
+    .widened(approach.room.max(Fx::ZERO));
+    let taken: Vec<Vec2> = approach
+        .taken
+        .iter()
+        .filter(|t| {
+            t.x >= hull.min.x && t.x <= hull.max.x && t.y >= hull.min.y && t.y <= hull.max.y
+        })
+        .copied()
+        .collect();
     let mut spoken_for = false;
     let mut check = |p: Vec2| -> bool {
-        if approach
-            .taken
+        if taken
             .iter()
             .any(|t| t.chebyshev(p) < approach.room - K_ROUNDING)
         {
-            if stands(p) {
+            // Once one is, whether another taken point is open changes nothing.
+            if !spoken_for && stands(p) {
                 spoken_for = true;
             }
             return false;

@@ -19,6 +19,7 @@ use crate::position::{fx, Bounds, Fx, Tile, Vec2};
 use crate::ruleset::Good;
 use crate::walk::{give_up, in_range, K_INSIDE};
 use crate::world::{find, EntityId, Order, UnitState, World, TICK_MS};
+use std::collections::BTreeMap;
 
 /// A crew whose resource ran out looks this many tiles round it for another of the same kind.
 /// Cohort's choice, not the spec's: neither the spec nor the devlog says what a crew does when
@@ -50,6 +51,11 @@ pub fn run(world: &mut World) {
 /// every unit would, in the same order, from a few entries.
 struct Crews {
     at: Vec<(EntityId, usize)>,
+    /// [`ground_of`] and [`neighbours`] as already answered during the step: both read only the
+    /// resources and the ground, which change in the step only when a resource runs out
+    /// ([`ran_out`] forgets them then).
+    grounds: BTreeMap<EntityId, Option<(Bounds, Vec<EntityId>)>>,
+    near: BTreeMap<(EntityId, Keyed), Vec<EntityId>>,
 }
 
 impl Crews {
@@ -66,7 +72,32 @@ impl Crews {
             })
             .collect();
         at.sort_unstable();
-        Crews { at }
+        Crews {
+            at,
+            grounds: BTreeMap::new(),
+            near: BTreeMap::new(),
+        }
+    }
+
+    /// [`ground_of`] `id`, answered once a step.
+    fn ground_of(&mut self, world: &World, id: EntityId) -> Option<(Bounds, Vec<EntityId>)> {
+        self.grounds
+            .entry(id)
+            .or_insert_with(|| ground_of(world, id))
+            .clone()
+    }
+
+    /// [`neighbours`] of `r` on `key`, answered once a step.
+    fn neighbours(&mut self, world: &World, r: &crate::world::Resource, key: Keyed) -> &[EntityId] {
+        self.near
+            .entry((r.id, key))
+            .or_insert_with(|| neighbours(world, r, key))
+    }
+
+    /// The resources or the ground changed: what was answered may not hold.
+    fn forget(&mut self) {
+        self.grounds.clear();
+        self.near.clear();
     }
 
     /// Unit `k` was told to work at `target` during the step.
@@ -76,8 +107,9 @@ impl Crews {
         }
     }
 
-    /// Where the crew mates of unit `i` at any of `parts` stand, are headed or wait, in id order.
-    fn spots(&self, world: &World, i: usize, parts: &[EntityId]) -> Vec<Vec2> {
+    /// Where the crew mates of unit `i` at any of `parts` stand, are headed or wait, in id order,
+    /// added to `out`.
+    fn spots(&self, world: &World, i: usize, parts: &[EntityId], out: &mut Vec<Vec2>) {
         let mut mates: Vec<usize> = parts
             .iter()
             .flat_map(|&t| {
@@ -91,16 +123,17 @@ impl Crews {
         mates.sort_unstable();
         mates.dedup();
         let me = world.state.units[i].id;
-        mates
-            .into_iter()
-            .map(|k| &world.state.units[k])
-            .filter(|u| {
-                u.id != me
-                    && u.hit_points > 0
-                    && matches!(u.order, Order::Gather { target: t } | Order::Build { target: t } if parts.contains(&t))
-            })
-            .filter_map(|u| u.work_spot)
-            .collect()
+        out.extend(
+            mates
+                .into_iter()
+                .map(|k| &world.state.units[k])
+                .filter(|u| {
+                    u.id != me
+                        && u.hit_points > 0
+                        && matches!(u.order, Order::Gather { target: t } | Order::Build { target: t } if parts.contains(&t))
+                })
+                .filter_map(|u| u.work_spot),
+        );
     }
 }
 
@@ -132,17 +165,16 @@ fn approach_once(
     crew: bool,
     neighbours: bool,
 ) {
-    let Some((ground, parts)) = ground_of(world, target) else {
+    let Some((ground, parts)) = crews.ground_of(world, target) else {
         give_up(&mut world.state.units[i]);
         return;
     };
     let u = &world.state.units[i];
     let radius = world.rules().units[u.kind as usize].radius;
-    let taken = if crew {
-        taken_at(world, crews, i, ground, &parts, radius)
-    } else {
-        Vec::new()
-    };
+    let mut taken = Vec::new();
+    if crew {
+        taken_at(world, crews, i, ground, &parts, radius, &mut taken);
+    }
     let taken = &taken[..];
     let key = world.key_of(u);
     let region = region_here(&world.caches.regions, world.grid(), key, u.position.tile());
@@ -220,7 +252,7 @@ fn approach_once(
 }
 
 /// The spots at `ground` (made of `parts`) spoken for when unit `i` asks for one: its crew mates'
-/// and every body standing still round it.
+/// and every body standing still round it, into `taken` (cleared first).
 fn taken_at(
     world: &World,
     crews: &Crews,
@@ -228,27 +260,29 @@ fn taken_at(
     ground: Bounds,
     parts: &[EntityId],
     radius: Fx,
-) -> Vec<Vec2> {
-    let mut taken = crews.spots(world, i, parts);
-    taken.extend(standing_round(world, i, ground, radius));
-    taken
+    taken: &mut Vec<Vec2>,
+) {
+    taken.clear();
+    crews.spots(world, i, parts, taken);
+    standing_round(world, i, ground, radius, taken);
 }
 
 /// Where bodies other than unit `i`'s stand still round `ground`, as far out as its waiting rings
 /// reach: a spot there is taken too (Cohort's choice: the spec's crew speaks for its own spots
 /// only, so a worker at the next tree of a wood line, or one gathering where its crew's ground
-/// changed under it, had a crew mate sent into its body).
-fn standing_round(world: &World, i: usize, ground: Bounds, radius: Fx) -> Vec<Vec2> {
+/// changed under it, had a crew mate sent into its body). Added to `out`.
+fn standing_round(world: &World, i: usize, ground: Bounds, radius: Fx, out: &mut Vec<Vec2>) {
     let me = world.state.units[i].id;
     let rings = Fx::from_num(K_WAITING_RINGS + 2);
     let round = ground.widened(radius * 2 * rings);
-    world
-        .caches
-        .survey
-        .in_tiles(round.min.tile(), round.max.tile())
-        .filter(|b| b.entity != me && !b.moving)
-        .map(|b| b.middle)
-        .collect()
+    out.extend(
+        world
+            .caches
+            .survey
+            .in_tiles(round.min.tile(), round.max.tile())
+            .filter(|b| b.entity != me && !b.moving)
+            .map(|b| b.middle),
+    );
 }
 
 /// Whether unit `i` stands at its work: its body within reach of `target`'s box.
@@ -341,33 +375,42 @@ fn neighbours(world: &World, r: &crate::world::Resource, key: Keyed) -> Vec<Enti
 
 /// The nearest resource of `target`'s kind (of the [`K_NEIGHBOURS_TRIED`] nearest) with a spot
 /// free for unit `i`, its crew's spots taken.
-fn free_neighbour(world: &World, crews: &Crews, i: usize, target: EntityId) -> Option<EntityId> {
+fn free_neighbour(
+    world: &World,
+    crews: &mut Crews,
+    i: usize,
+    target: EntityId,
+) -> Option<EntityId> {
     let r = world.resource(target)?;
     let u = &world.state.units[i];
     let radius = world.rules().units[u.kind as usize].radius;
     let key = world.key_of(u);
     let region = region_here(&world.caches.regions, world.grid(), key, u.position.tile());
-    neighbours(world, r, key)
-        .into_iter()
+    let mut taken = Vec::new();
+    let tried: Vec<EntityId> = crews
+        .neighbours(world, r, key)
+        .iter()
         .take(K_NEIGHBOURS_TRIED)
-        .find(|&n| {
-            let Some((ground, parts)) = ground_of(world, n) else {
-                return false;
-            };
-            let taken = taken_at(world, crews, i, ground, &parts, radius);
-            let ask = Approach {
-                ground,
-                from: u.position,
-                outside: radius - K_INSIDE,
-                room: radius * 2,
-                taken: &taken,
-                own_face_only: false,
-            };
-            matches!(
-                find_standing_spot(&ask, |p| stands_in(world, key, region, p, radius)),
-                Spot::Found(_)
-            )
-        })
+        .copied()
+        .collect();
+    tried.into_iter().find(|&n| {
+        let Some((ground, parts)) = crews.ground_of(world, n) else {
+            return false;
+        };
+        taken_at(world, crews, i, ground, &parts, radius, &mut taken);
+        let ask = Approach {
+            ground,
+            from: u.position,
+            outside: radius - K_INSIDE,
+            room: radius * 2,
+            taken: &taken,
+            own_face_only: false,
+        };
+        matches!(
+            find_standing_spot(&ask, |p| stands_in(world, key, region, p, radius)),
+            Spot::Found(_)
+        )
+    })
 }
 
 /// A resource ran out: it is removed (a felled tree frees its tile) and its crew moves on to the
@@ -377,6 +420,7 @@ fn ran_out(world: &mut World, crews: &mut Crews, id: EntityId) {
         return;
     };
     world.remove_resource(id);
+    crews.forget();
     let crew = world
         .state
         .units
