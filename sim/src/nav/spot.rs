@@ -147,14 +147,10 @@ pub fn find_standing_spot(approach: &Approach, stands: impl Fn(Vec2) -> bool) ->
         ),
     }
     .widened(approach.room.max(Fx::ZERO));
-    let taken: Vec<Vec2> = approach
-        .taken
-        .iter()
-        .filter(|t| {
-            t.x >= hull.min.x && t.x <= hull.max.x && t.y >= hull.min.y && t.y <= hull.max.y
-        })
-        .copied()
-        .collect();
+    let mut taken = Vec::with_capacity(approach.taken.len());
+    taken.extend(approach.taken.iter().copied().filter(|t| {
+        t.x >= hull.min.x && t.x <= hull.max.x && t.y >= hull.min.y && t.y <= hull.max.y
+    }));
     let mut spoken_for = false;
     let mut check = |p: Vec2| -> bool {
         if taken

@@ -110,16 +110,13 @@ impl Crews {
     /// Where the crew mates of unit `i` at any of `parts` stand, are headed or wait, in id order,
     /// added to `out`.
     fn spots(&self, world: &World, i: usize, parts: &[EntityId], out: &mut Vec<Vec2>) {
-        let mut mates: Vec<usize> = parts
-            .iter()
-            .flat_map(|&t| {
-                let from = self.at.partition_point(|&(x, _)| x < t);
-                self.at[from..]
-                    .iter()
-                    .take_while(move |&&(x, _)| x == t)
-                    .map(|&(_, k)| k)
-            })
-            .collect();
+        let crews = parts.iter().map(|&t| {
+            let from = self.at.partition_point(|&(x, _)| x < t);
+            let to = from + self.at[from..].partition_point(|&(x, _)| x == t);
+            &self.at[from..to]
+        });
+        let mut mates: Vec<usize> = Vec::with_capacity(crews.clone().map(<[_]>::len).sum());
+        mates.extend(crews.flatten().map(|&(_, k)| k));
         mates.sort_unstable();
         mates.dedup();
         let me = world.state.units[i].id;
