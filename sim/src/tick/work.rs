@@ -138,10 +138,11 @@ fn approach_once(
     };
     let u = &world.state.units[i];
     let radius = world.rules().units[u.kind as usize].radius;
+    // At a drop site nobody keeps a spot, but where bodies stand still is taken there too.
     let taken = if crew {
         taken_at(world, crews, i, ground, &parts, radius)
     } else {
-        Vec::new()
+        standing_round(world, i, ground, radius)
     };
     let taken = &taken[..];
     let key = world.key_of(u);
