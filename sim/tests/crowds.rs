@@ -298,3 +298,8 @@ fn a_crew_moved_to_the_next_tree_keeps_apart() {
 fn followers_stopping_round_a_friend_step_apart() {
     kept_apart_and_nobody_stuck("soak_28_followers_step_apart");
 }
+
+#[test]
+fn a_rider_between_its_place_and_its_target_gets_on() {
+    kept_apart_and_nobody_stuck("soak_438_a_rider_between_place_and_target");
+}

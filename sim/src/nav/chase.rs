@@ -170,7 +170,18 @@ fn plan_route(world: &mut World, i: usize, target: EntityId, range: Fx) -> Optio
     } else {
         range + K_SURROUND_NEAR
     };
-    if at_its_edge || gap <= surround_near {
+    // One making for a place already goes on making for one until it stands K_CHASE_DRIFT
+    // further out (Cohort's choice: at the edge of surround_near a chaser jostled to and fro
+    // turned between its place, round one side of what stood between, and the target's middle,
+    // round the other, every half second).
+    let making_for_a_place = world.state.units[i]
+        .route
+        .as_ref()
+        .is_some_and(|r| r.target == Some(target) && !r.settle && r.goal != tmid);
+    if at_its_edge
+        || gap <= surround_near
+        || (making_for_a_place && gap <= surround_near + K_CHASE_DRIFT)
+    {
         if let Some((p, waits)) = place_round(world, i, target, &tbox, range) {
             let route = route_for(world, &Ask { to: p, ..ask });
             return Some(ChasePlan { route, waits });

@@ -168,9 +168,12 @@ fn approach_once(
     };
     let u = &world.state.units[i];
     let radius = world.rules().units[u.kind as usize].radius;
+    // At a drop site nobody keeps a spot, but where bodies stand still is taken there too.
     let mut taken = Vec::new();
     if crew {
         taken_at(world, crews, i, ground, &parts, radius, &mut taken);
+    } else {
+        standing_round(world, i, ground, radius, &mut taken);
     }
     let taken = &taken[..];
     let key = world.key_of(u);
