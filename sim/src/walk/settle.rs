@@ -20,7 +20,7 @@ use crate::nav::{find_standing_spot, region_here, spot::stands_in, Approach, Spo
 use crate::position::{Bounds, Fx, Vec2};
 use crate::world::{EntityId, Order, Progress, Route, Unit, World};
 
-/// An idle unit looks whether it stands inside another body once in this many ticks.
+/// A unit standing still looks whether it stands inside another body once in this many ticks.
 pub const K_SETTLE_EVERY_TICKS: u64 = 16;
 /// It looks for a free place this many rings out, a body's half-width apart.
 pub const K_SETTLE_RINGS: usize = 8;
