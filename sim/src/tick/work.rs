@@ -374,7 +374,7 @@ fn neighbours(world: &World, r: &crate::world::Resource, key: Keyed) -> Vec<Enti
 }
 
 /// The nearest resource of `target`'s kind (of the [`K_NEIGHBOURS_TRIED`] nearest) with a spot
-/// free for unit `i`, its crew's spots taken.
+/// free for unit `i`, its crew's spots and the bodies standing there taken ([`taken_at`]).
 fn free_neighbour(
     world: &World,
     crews: &mut Crews,
