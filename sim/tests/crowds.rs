@@ -303,3 +303,13 @@ fn followers_stopping_round_a_friend_step_apart() {
 fn a_rider_between_its_place_and_its_target_gets_on() {
     kept_apart_and_nobody_stuck("soak_438_a_rider_between_place_and_target");
 }
+
+#[test]
+fn mangonels_in_formation_pass_a_gate_beside_its_wall() {
+    // Three mangonels had stood 300 s pressed against the cliff beside the gate: their lines
+    // were pulled straight for the whole box, the walk steps a box K_BODY_SLACK inside it.
+    let r = run("mangonels_through_a_gate");
+    r.nobody_stuck();
+    r.all_arrived();
+    assert_eq!(r.orders_ended(), 29);
+}

@@ -15,6 +15,19 @@ use crate::position::{fx_ratio, Bounds, Fx, Tile, Vec2};
 pub const K_MIN_BODY_RADIUS: Fx = fx_ratio(1, 8);
 /// How far apart along a line the body is tested: a quarter of a tile.
 pub const K_BODY_STEP: Fx = fx_ratio(1, 4);
+/// A body's box is tested this much inside its edge (a 32nd of a tile, more than `K_INSIDE`), so
+/// a body standing against what it works at or fights does not count as touching it. The walk's
+/// every step (`walk::Stepper::body_open`) and [`body_clear`] test the same box (Cohort's
+/// choice): a line pulled straight from a body that only grazes a wall within this slack is one
+/// the walk can step along, not one through the wall's corner it then refuses for good.
+pub const K_BODY_SLACK: Fx = fx_ratio(1, 32);
+
+/// How far each way from its middle a body of `radius` is tested against closed ground, by
+/// [`body_clear`] and by every step of the walk alike: [`K_BODY_SLACK`] inside its edge, and
+/// never thinner than [`K_MIN_BODY_RADIUS`].
+pub fn tested_radius(radius: Fx) -> Fx {
+    (radius - K_BODY_SLACK).max(K_MIN_BODY_RADIUS)
+}
 
 /// One tile in fixed-point bits.
 const ONE: i64 = 1 << 16;
@@ -32,10 +45,14 @@ pub fn middle_clear(grid: &Grid, key: Keyed, from: Vec2, to: Vec2) -> bool {
     walk_tiles(from, to, ok)
 }
 
-/// Whether a body of `radius` (at least [`K_MIN_BODY_RADIUS`]) can walk straight from `from` to
+/// Whether a body of `radius` can walk straight from `from` to
 /// `to`: the middle is clear ([`middle_clear`]) and the body, tested every [`K_BODY_STEP`] along
 /// the line, touches closed ground only where it already touches it at the start or comes up
-/// against it at the end. Between two tests the box's sweep is checked exactly against every
+/// against it at the end. Ground the body only grazes at the start (touched by its box, not by
+/// its [`tested_radius`], the box each step of the walk tests) it may go on grazing, no deeper
+/// than that: so the walk can step along every line found clear (Cohort's choice: a line from a
+/// body grazing a wall had been let through the wall's corner, which the walk then refused at
+/// every step, for good). Between two tests the box's sweep is checked exactly against every
 /// closed tile it could reach, so no corner is clipped between tests. Same inputs, same answer on
 /// every machine.
 pub fn body_clear(grid: &Grid, key: Keyed, from: Vec2, to: Vec2, radius: Fx) -> bool {
@@ -43,7 +60,9 @@ pub fn body_clear(grid: &Grid, key: Keyed, from: Vec2, to: Vec2, radius: Fx) -> 
         return false;
     }
     let r = radius.max(K_MIN_BODY_RADIUS).to_bits();
-    let at_start = TileSpan::touched(from, r);
+    let tested = tested_radius(radius).to_bits();
+    let at_start = TileSpan::touched(from, tested);
+    let grazed = TileSpan::touched(from, r);
     let at_end = TileSpan::touched(to, r);
     let length = (to - from).length();
     let steps = (length.to_bits() + K_BODY_STEP.to_bits() - 1) / K_BODY_STEP.to_bits();
@@ -52,6 +71,7 @@ pub fn body_clear(grid: &Grid, key: Keyed, from: Vec2, to: Vec2, radius: Fx) -> 
     for k in 0..=steps {
         let p = from.lerp(to, Fx::from_num(k), Fx::from_num(steps));
         let here = TileSpan::touched(p, r);
+        let here_tested = TileSpan::touched(p, tested);
         // Between two tests the box sweeps a little more than either covers (the corners of a
         // diagonal step): any closed tile in reach of the sweep is checked against it exactly.
         let swept = here.union(&TileSpan::touched(before, r));
@@ -64,8 +84,13 @@ pub fn body_clear(grid: &Grid, key: Keyed, from: Vec2, to: Vec2, radius: Fx) -> 
                 if grid.passable(key, t) {
                     continue;
                 }
-                if here.contains(x, y)
-                    || segment_enters(before, p, &Bounds::of_tile(t).widened(Fx::from_bits(r)))
+                let (inside, reach) = if grazed.contains(x, y) {
+                    (here_tested.contains(x, y), tested)
+                } else {
+                    (here.contains(x, y), r)
+                };
+                if inside
+                    || segment_enters(before, p, &Bounds::of_tile(t).widened(Fx::from_bits(reach)))
                 {
                     return false;
                 }
@@ -256,6 +281,23 @@ mod tests {
             Vec2::new(fx(8), fx_ratio(37, 10)),
             fx_ratio(1, 4)
         ));
+    }
+
+    #[test]
+    fn a_body_grazing_a_wall_within_the_slack_may_not_go_deeper_into_it() {
+        // A mangonel (radius 1/2) whose box reaches 1/64 into the cliff at (5, 3): lines along
+        // the wall, or away from it, are clear; a line through the cliff's corner is not (the
+        // walk, testing the box K_BODY_SLACK inside its edge, could never step along it).
+        let g = grid_with(&[(5, 3), (5, 2)]);
+        let from = Vec2::new(fx(4) + fx_ratio(1, 64), fx(4) - fx_ratio(1, 10));
+        let half = fx_ratio(1, 2);
+        assert!(body_clear(&g, LAND, from, Vec2::new(from.x, fx(7)), half));
+        assert!(body_clear(&g, LAND, from, Vec2::new(fx(1), from.y), half));
+        assert!(!body_clear(&g, LAND, from, Vec2::new(fx(8), fx(3)), half));
+        // Touching it deeper than the slack, it may walk on into the tile as the spec says (a
+        // villager walking away from its tree).
+        let deep = Vec2::new(fx(4) + fx_ratio(1, 8), from.y);
+        assert!(body_clear(&g, LAND, deep, Vec2::new(deep.x, fx(7)), half));
     }
 
     #[test]

@@ -12,7 +12,9 @@ mod landmarks;
 mod search;
 mod straighten;
 
-pub use clear::{body_clear, middle_clear, K_BODY_STEP, K_MIN_BODY_RADIUS};
+pub use clear::{
+    body_clear, middle_clear, tested_radius, K_BODY_SLACK, K_BODY_STEP, K_MIN_BODY_RADIUS,
+};
 pub use landmarks::{Landmarks, LayerLandmarks, K_CHOSEN_LANDMARKS, K_FAR, K_LANDMARKS};
 pub use search::{
     find_route, octile, Budget, Found, Scratch, Search, K_BESIDE_CLOSED, K_DIAGONAL,

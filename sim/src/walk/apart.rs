@@ -27,9 +27,8 @@ use crate::world::{EntityId, Route};
 /// A walker keeps at least this share of its and another body's radii together between them.
 pub const K_KEEP_APART: Fx = fx_ratio(3, 4);
 
-/// A body's box is tested this much inside its edge (a 32nd of a tile, more than `K_INSIDE`), so
-/// a body standing against what it works at or fights does not count as touching it.
-pub const K_BODY_SLACK: Fx = fx_ratio(1, 32);
+use crate::astar::tested_radius;
+pub use crate::astar::K_BODY_SLACK;
 
 /// The walker and what it walks over, for one step.
 pub struct Stepper<'a> {
@@ -119,9 +118,10 @@ impl Stepper<'_> {
     }
 
     /// Whether the walker's body at `p` touches no closed tile it did not already touch at
-    /// `from`: a bend never pushes a body into a wall, a tree or a mine.
+    /// `from`: a bend never pushes a body into a wall, a tree or a mine. The body is the box
+    /// `body_clear` tests ([`tested_radius`]), so a line pulled straight is one it can walk.
     pub fn body_open(&self, from: Vec2, p: Vec2) -> bool {
-        let r = self.radius - K_BODY_SLACK;
+        let r = tested_radius(self.radius);
         let span = |c: Vec2| {
             (
                 (c.x - r).tile_x(),
