@@ -8,6 +8,7 @@
 use cohort_sim::scenario::watch::WatchReport;
 use cohort_sim::scenario::{Runner, Scenario};
 use cohort_sim::world::{Order, World};
+use cohort_sim::Fx;
 use std::path::Path;
 
 /// A scene run to its end: what the watch saw, and the world.
@@ -203,6 +204,13 @@ fn a_hundred_and_twenty_knights_bring_a_town_centre_down() {
     r.nobody_stuck();
     assert!(r.world.state.buildings.is_empty(), "the town centre stands");
     assert_eq!(r.orders_ended(), 120);
+    // No more replans than the chase table's rate (about 2 a second): knights waiting where
+    // they stand for a place at the wall plan nothing, and far chasers keep their walks.
+    let (replans, busy) = (r.world.counters.replans, r.watch.busy_unit_seconds);
+    assert!(
+        Fx::from_num(replans) <= busy * 2,
+        "{replans} replans in {busy} unit-seconds"
+    );
 }
 
 #[test]

@@ -47,6 +47,10 @@ pub const K_WAITING_RINGS: usize = 3;
 pub const K_CLAIM_HELD_TICKS: u64 = 2000 / crate::world::TICK_MS as u64;
 /// A group marches in lanes only when it is at least this many chasers.
 pub const K_LANE_GROUP: usize = 3;
+/// A chase planned again to a place within this of the one it walks to (half a tile, either
+/// way) is the same walk, held up as long as before; a chaser told to wait at a place within
+/// this of where it stands waits where it stands, with no walk to plan (Cohort's choice).
+pub const K_SAME_PLACE: Fx = crate::position::fx_ratio(1, 2);
 
 /// How long a chaser standing at `at` waits before planning again, in milliseconds: the spec's
 /// `ReplanWait`, 500 ms less a tick for each of eight places its patch takes in a cycle.
@@ -77,6 +81,9 @@ pub struct ChasePlan {
     /// target being taken: standing there is not a walk run out, and the chaser plans again only
     /// when its [`replan_wait`] is over.
     pub waits: bool,
+    /// Whether a walk was planned: searched, shared or turned. A far chaser that keeps its walk,
+    /// or one told to wait where it stands, plans nothing, and is no replan.
+    pub planned: bool,
 }
 
 impl ChasePlan {
@@ -84,6 +91,7 @@ impl ChasePlan {
         ChasePlan {
             route,
             waits: false,
+            planned: true,
         }
     }
 }
@@ -115,7 +123,10 @@ fn plan_route(world: &mut World, i: usize, target: EntityId, range: Fx) -> Optio
     if gap > K_CHASE_NEAR && !packs {
         if let Some(r) = u.route.as_ref().filter(|r| !r.waypoints.is_empty()) {
             if building || r.goal.distance(tmid) <= K_CHASE_DRIFT {
-                return Some(ChasePlan::walk(Some(r.clone())));
+                return Some(ChasePlan {
+                    planned: false,
+                    ..ChasePlan::walk(Some(r.clone()))
+                });
             }
             let n = r.waypoints.len();
             let leg_from = if n >= 2 { r.waypoints[n - 2] } else { at };
@@ -160,6 +171,7 @@ fn plan_route(world: &mut World, i: usize, target: EntityId, range: Fx) -> Optio
         return Some(ChasePlan {
             route: Some(route),
             waits,
+            planned: true,
         });
     }
     // Within its range and a little of a unit, a shooter makes for a place of its own at its
@@ -183,8 +195,19 @@ fn plan_route(world: &mut World, i: usize, target: EntityId, range: Fx) -> Optio
         || (making_for_a_place && gap <= surround_near + K_CHASE_DRIFT)
     {
         if let Some((p, waits)) = place_round(world, i, target, &tbox, range) {
+            if waits && p.chebyshev(at) <= K_SAME_PLACE {
+                return Some(ChasePlan {
+                    route: None,
+                    waits,
+                    planned: false,
+                });
+            }
             let route = route_for(world, &Ask { to: p, ..ask });
-            return Some(ChasePlan { route, waits });
+            return Some(ChasePlan {
+                route,
+                waits,
+                planned: true,
+            });
         }
     }
     Some(ChasePlan::walk(route_for(world, &ask)))

@@ -12,7 +12,7 @@
 //! waits out its `replan_wait` like the rest. A strike takes hit points; at none, a unit dies and a building falls (in
 //! the aftermath).
 
-use crate::nav::chase::K_CLAIM_HELD_TICKS;
+use crate::nav::chase::{K_CLAIM_HELD_TICKS, K_SAME_PLACE};
 use crate::nav::{plan_chase, replan_wait, route_beside, Ask};
 use crate::position::{fx, Bounds, Fx, Tile, Vec2};
 use crate::walk::held::{held_on_a_new_walk, held_ticks};
@@ -23,9 +23,6 @@ use crate::world::{find, EntityId, Order, UnitState, World, TICK_MS};
 /// `AcceptanceRadius` defaulting to 1.0 (in its engine's units, not tiles): reading it as one
 /// tile is Cohort's choice; the spec names no follow distance.
 pub const K_FOLLOW_RANGE: Fx = fx(1);
-/// A chase planned again to a place within this of the one it walks to (half a tile, either
-/// way) is the same walk, held up as long as before (Cohort's choice).
-pub const K_SAME_PLACE: Fx = crate::position::fx_ratio(1, 2);
 
 pub fn run(world: &mut World) {
     world.caches.shared_chases.clear();
@@ -109,7 +106,6 @@ fn fight(world: &mut World, i: usize) {
     if !walk_ran_out && now_ms < u.replan_at_ms {
         return;
     }
-    world.counters.replans += 1;
     let now = world.state.tick;
     let held_long = world.state.units[i]
         .route
@@ -117,6 +113,7 @@ fn fight(world: &mut World, i: usize) {
         .is_some_and(|r| held_ticks(r, now) >= K_CLAIM_HELD_TICKS);
     let follows = matches!(world.state.units[i].order, Order::Follow { .. });
     let mut plan = plan_chase(world, i, target, reach);
+    world.counters.replans += u64::from(plan.planned);
     let u = &mut world.state.units[i];
     // A chase planned again is held up as long as before: the same walk (to the same place, or
     // one within K_SAME_PLACE of it) keeps how it was getting on whole; one that

@@ -59,7 +59,8 @@ pub struct Counters {
     pub node_expansions: u64,
     /// Walks handed out as a copy of one planned this tick (route_beside, shared chases).
     pub shared_walks: u64,
-    /// Routes planned again (closed ground, chases).
+    /// Routes planned again: closed ground, legs, detours, chases (a chase that keeps its walk,
+    /// or waits where it stands, plans nothing and is not counted).
     pub replans: u64,
     /// Commands ignored: naming units their player does not own, or otherwise invalid.
     pub ignored_commands: u64,
