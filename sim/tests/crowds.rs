@@ -321,3 +321,22 @@ fn mangonels_in_formation_pass_a_gate_beside_its_wall() {
     r.all_arrived();
     assert_eq!(r.orders_ended(), 29);
 }
+
+#[test]
+fn soak_69_mangonels_held_at_a_gap_detour_by_the_tile_beside_them() {
+    // Two mangonels had stood 115 s pressed against the tree beside a gap: a detour searched
+    // from the free tile beside them was pulled straight from where they stood without that
+    // tile, and its first leg went round the tree's corner, which the walk refused.
+    let r = run("soak_69_mangonels_at_a_gap");
+    r.nobody_stuck();
+    r.all_arrived();
+    assert_eq!(r.orders_ended(), 72);
+}
+
+#[test]
+fn soak_505_mangonels_through_gaps_in_a_tree_line_all_arrive() {
+    let r = run("soak_505_mangonels_through_gaps");
+    r.nobody_stuck();
+    r.all_arrived();
+    assert_eq!(r.orders_ended(), 85);
+}

@@ -155,16 +155,23 @@ fn plan(
         radius,
         standing: &bodies,
     };
-    let mut waypoints = straighten(
+    // A detour searched from the free tile beside the walker is pulled straight from where the
+    // walker stands with that tile's middle as its first point: the search's steps are walkable
+    // from there, where from the walker's own position the next of them may lie past a wall's
+    // corner (a mangonel pressed against a tree beside a gap had been sent round the corner,
+    // which its walk refused for good).
+    let mut path = Vec::new();
+    if from != ask.from.tile() {
+        path.push(ask.from.tile());
+    }
+    path.extend_from_slice(world.caches.search.path());
+    let waypoints = straighten(
         world.grid(),
         &walker,
         ask.from,
-        world.caches.search.path(),
+        &path,
         found.reached.then_some(ask.to),
     );
-    if from != ask.from.tile() {
-        waypoints.insert(0, Vec2::of_tile(from));
-    }
     if waypoints.is_empty() {
         return None;
     }
