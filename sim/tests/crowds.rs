@@ -340,3 +340,25 @@ fn soak_505_mangonels_through_gaps_in_a_tree_line_all_arrive() {
     r.all_arrived();
     assert_eq!(r.orders_ended(), 85);
 }
+
+#[test]
+fn soak_540_a_carrier_keeps_the_drop_site_it_set_off_for() {
+    // A gold miner about as far from its mining camp as from its town centre, jostled among
+    // idle knights, had turned from one to the other every few ticks and stood 248 s.
+    let r = run("soak_540_a_carrier_between_two_drop_sites");
+    r.nobody_stuck();
+    assert!(
+        r.watch.gathered.iter().any(|&(p, g)| p == 2 && g[2] >= 300),
+        "player 2's gold: {:?}",
+        r.watch.gathered
+    );
+}
+
+#[test]
+fn soak_508_followers_round_a_friend_at_the_edge_do_not_stack() {
+    // Four scouts following a knight at the map's edge, every place round it taken, had stood
+    // stacked on one point: a follower settling out of another takes any free place.
+    let r = run("soak_508_followers_at_the_map_edge");
+    r.nobody_stuck();
+    assert!(r.watch.overlaps.is_empty(), "{:?}", r.watch.overlaps);
+}

@@ -8,8 +8,9 @@
 //! the keep-apart allowance to a body standing still walks to the nearest free place round where
 //! it stands, as a short walk of its own (a settle walk, which a soldier in range of its target
 //! keeps): it keeps its order, and the walk keeps apart and off closed ground as every walk does.
-//! A unit at work (a target to attack, follow, gather or build) takes only a place that leaves
-//! it no further from its target's box than [`K_SETTLE_SLACK`] beyond where it stands. Each unit
+//! A unit at work (a target to attack, gather or build) takes only a place that leaves it no
+//! further from its target's box than [`K_SETTLE_SLACK`] beyond where it stands; a follower
+//! takes any (it follows on from there). Each unit
 //! looks once every [`K_SETTLE_EVERY_TICKS`] ticks (staggered by id, so an army standing looks
 //! over that many ticks, not in one), up to [`K_SETTLE_RINGS`] rings out.
 
@@ -80,7 +81,13 @@ pub fn settle(world: &mut World, i: usize, widest: Fx) {
         return;
     }
     let region = region_here(&world.caches.regions, world.grid(), key, at.tile());
-    let work = work_target(u).and_then(|t| box_of(world, t));
+    // A follower takes any free place (Cohort's choice: every place round its friend taken, it
+    // waits where it stands, and four scouts round a knight at the map's edge stood stacked on
+    // one point for good; apart, it follows on as soon as its friend moves).
+    let follows = matches!(u.order, Order::Follow { .. });
+    let work = work_target(u)
+        .filter(|_| !follows)
+        .and_then(|t| box_of(world, t));
     let gap = |p: Vec2| work.map(|b| reach_gap(&Bounds::around(p, radius), &b));
     let most_gap = gap(at).map(|g| g + K_SETTLE_SLACK);
     let free = |p: Vec2| {
