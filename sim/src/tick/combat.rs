@@ -217,6 +217,10 @@ fn nearest_enemy(world: &World, i: usize, reach: Fx, widest: Fx) -> Option<Entit
     let look = radius + reach + fx(1);
     let lo = Vec2::new(p.x - look, p.y - look).tile().offset(-1, -1);
     let hi = Vec2::new(p.x + look, p.y + look).tile().offset(1, 1);
+    // No enemy filed anywhere about: nothing to measure (the same answer, asked of patches).
+    if world.caches.survey.owners_in(lo, hi).0 & !friends.0 == 0 {
+        return None;
+    }
     let c = p.tile();
     let on_map = world.grid().contains(c);
     let rings = (c.x - lo.x).max(hi.x - c.x).max(c.y - lo.y).max(hi.y - c.y);
