@@ -78,7 +78,10 @@ pub fn against_crowd_at(s: &Stepper, at: Vec2, goal: Vec2) -> bool {
             .index(t)
             .is_some_and(|i| s.survey.on_tile(i as u32).iter().any(|o| !o.moving))
     };
+    // Tiles in the order they were found (a breadth-first look), and the same as a set.
     let mut seen = vec![b.middle.tile()];
+    let mut found: std::collections::BTreeSet<(i32, i32)> =
+        seen.iter().map(|t| (t.x, t.y)).collect();
     let mut k = 0;
     while k < seen.len() && seen.len() <= K_CROWD_LOOK {
         let t = seen[k];
@@ -86,7 +89,8 @@ pub fn against_crowd_at(s: &Stepper, at: Vec2, goal: Vec2) -> bool {
             return true;
         }
         for n in t.round() {
-            if !seen.contains(&n) && standing(n) {
+            if !found.contains(&(n.x, n.y)) && standing(n) {
+                found.insert((n.x, n.y));
                 seen.push(n);
             }
         }
