@@ -362,3 +362,14 @@ fn soak_508_followers_round_a_friend_at_the_edge_do_not_stack() {
     r.nobody_stuck();
     assert!(r.watch.overlaps.is_empty(), "{:?}", r.watch.overlaps);
 }
+
+#[test]
+fn militia_stacked_beside_a_gap_get_through() {
+    // Two militia stacked on one point beside a one-tile gap each closed the other's tile, the
+    // gap's only way in, to its detours: they turned between the gap and a way along the trees
+    // for 30,000 ticks, never arriving (and never stalled by the watch: they walked to and fro).
+    let r = run("militia_stacked_at_a_gap");
+    r.nobody_stuck();
+    r.all_arrived();
+    assert_eq!(r.orders_ended(), 40);
+}

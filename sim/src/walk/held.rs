@@ -149,11 +149,20 @@ pub fn detour(world: &mut World, i: usize, route: &mut Route, at: Vec2) {
     let me = u.id;
     let survey = &world.caches.survey;
     let others = |b: &&crate::nav::Body| b.entity != me && Some(b.entity) != route.target;
-    // Walkers about it (those standing anywhere are closed to a detour's search already).
+    // Walkers about it (those standing anywhere are closed to a detour's search already), but
+    // one it stands stacked on (within a tenth of their radii: Cohort's choice): there is no
+    // going round a body at its own place, and two walkers stacked beside a gap one tile wide,
+    // each closing the other's tile, the gap's only way in, turned between the gap and a way
+    // along the wall at every detour, for good.
+    let radius = world.rules().units[u.kind as usize].radius;
+    let stacked = |b: &crate::nav::Body| {
+        let r = i128::from(((radius + b.radius) / 10).to_bits());
+        super::apart::squared(b.middle - at) < r * r
+    };
     let mut blocked: Vec<Tile> = survey
         .near(at, K_DETOUR_REACH)
         .filter(others)
-        .filter(|b| b.moving)
+        .filter(|b| b.moving && !stacked(b))
         .map(|b| b.middle.tile())
         .collect();
     blocked.sort_unstable_by_key(|t| (t.y, t.x));
