@@ -45,7 +45,7 @@ pub fn middle_clear(grid: &Grid, key: Keyed, from: Vec2, to: Vec2) -> bool {
     walk_tiles(from, to, ok)
 }
 
-/// Whether a body of `radius` can walk straight from `from` to
+/// Whether a body of `radius` (at least [`K_MIN_BODY_RADIUS`]) can walk straight from `from` to
 /// `to`: the middle is clear ([`middle_clear`]) and the body, tested every [`K_BODY_STEP`] along
 /// the line, touches closed ground only where it already touches it at the start or comes up
 /// against it at the end. Ground the body only grazes at the start (touched by its box, not by
