@@ -7,10 +7,12 @@
 //! through the formation's members whose way to their places crosses its own
 //! ([`Stepper::lets_through`], Cohort's choice).
 
-use crate::astar::middle_clear;
+pub use crate::astar::K_BODY_SLACK;
+use crate::astar::{middle_clear, tested_radius};
 use crate::grid::{Grid, Keyed};
 use crate::nav::{Body, Survey};
 use crate::position::{fx, fx_ratio, tile_of, Fx, Tile, Vec2};
+use crate::world::{EntityId, Route};
 
 /// The tile a coordinate falls on.
 trait TileX {
@@ -22,13 +24,9 @@ impl TileX for Fx {
         tile_of(self)
     }
 }
-use crate::world::{EntityId, Route};
 
 /// A walker keeps at least this share of its and another body's radii together between them.
 pub const K_KEEP_APART: Fx = fx_ratio(3, 4);
-
-use crate::astar::tested_radius;
-pub use crate::astar::K_BODY_SLACK;
 
 /// The walker and what it walks over, for one step.
 pub struct Stepper<'a> {

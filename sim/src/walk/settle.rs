@@ -10,9 +10,9 @@
 //! keeps): it keeps its order, and the walk keeps apart and off closed ground as every walk does.
 //! A unit at work (a target to attack, gather or build) takes only a place that leaves it no
 //! further from its target's box than [`K_SETTLE_SLACK`] beyond where it stands; a follower
-//! takes any (it follows on from there). Each unit
-//! looks once every [`K_SETTLE_EVERY_TICKS`] ticks (staggered by id, so an army standing looks
-//! over that many ticks, not in one), up to [`K_SETTLE_RINGS`] rings out.
+//! takes any (it follows on from there). Each unit looks once every [`K_SETTLE_EVERY_TICKS`]
+//! ticks (staggered by id, so an army standing looks over that many ticks, not in one), up to
+//! [`K_SETTLE_RINGS`] rings out.
 
 use super::apart::{squared, Stepper, Through};
 use super::reach::{box_of, reach_gap};
