@@ -373,3 +373,11 @@ fn militia_stacked_beside_a_gap_get_through() {
     r.all_arrived();
     assert_eq!(r.orders_ended(), 40);
 }
+
+#[test]
+fn mangonels_and_knights_meeting_in_a_corridor_all_arrive() {
+    let r = run("corridor_mangonels_meet_knights");
+    r.nobody_stuck();
+    r.all_arrived();
+    assert_eq!(r.orders_ended(), 18);
+}

@@ -212,7 +212,7 @@ fn walk(world: &World, i: usize, route: &mut Route, widest: Fx) -> Outcome {
         let to = if s.body_open(at, to) {
             to
         } else {
-            match slide(&s, at, to) {
+            match slide(&s, at, to, next) {
                 Some(p) => p,
                 None => {
                     held = true;
@@ -283,10 +283,18 @@ fn walk(world: &World, i: usize, route: &mut Route, widest: Fx) -> Outcome {
 }
 
 /// The step from `at` toward `to` along one axis only, whichever goes further with the body
-/// clear of closed ground: sliding along a wall.
-fn slide(s: &Stepper, at: Vec2, to: Vec2) -> Option<Vec2> {
-    let along_x = Vec2::new(to.x, at.y);
-    let along_y = Vec2::new(at.x, to.y);
+/// clear of closed ground: sliding along a wall. It slides the step's whole length, up to the
+/// corner's line on that axis (Cohort's choice: sliding by the step's share along the axis, a
+/// mangonel whose way into a corridor ran at a shallow angle past its mouth crept along the
+/// wall at a tenth of its pace, and a file of them stood ten seconds at the mouth).
+fn slide(s: &Stepper, at: Vec2, to: Vec2, corner: Vec2) -> Option<Vec2> {
+    let len = (to - at).length();
+    let toward = |from: Fx, to: Fx| {
+        let d = to - from;
+        from + d.signum() * d.abs().min(len)
+    };
+    let along_x = Vec2::new(toward(at.x, corner.x), at.y);
+    let along_y = Vec2::new(at.x, toward(at.y, corner.y));
     let mut options = [
         ((to.x - at.x).abs(), along_x),
         ((to.y - at.y).abs(), along_y),
@@ -326,7 +334,8 @@ pub fn give_up(u: &mut Unit) {
 /// [`K_MOST_LEGS`] an order; when there is none, or no leg left, the walk is over there. A long
 /// way's next leg ([`K_SHORT_ROUTE`] or more) is searched without the budget
 /// ([`route_beyond`]); a short way's (walked as far as the search got into a crowd) within it,
-/// as the crowd may have moved on.
+/// as the crowd may have moved on. The next leg is held as long as the last was
+/// ([`held::held_on_a_new_walk`]).
 fn next_leg(world: &mut World, i: usize, old: Route, at: Vec2) {
     let id = world.state.units[i].id;
     if old.legs >= K_MOST_LEGS {
@@ -352,6 +361,10 @@ fn next_leg(world: &mut World, i: usize, old: Route, at: Vec2) {
             r.legs = old.legs + 1;
             r.replans = old.replans;
             r.speed_cap = old.speed_cap;
+            // Held as long as before (Cohort's choice): a detour that ran out a step from where
+            // the walker was held is no headway, and a walker held at a corridor's mouth had
+            // its squeeze begun afresh with every such leg.
+            r.progress = held::held_on_a_new_walk(&old.progress, &r, at);
             world.state.units[i].route = Some(r);
         }
         None => finish(&mut world.state.units[i]),
