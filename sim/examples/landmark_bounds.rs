@@ -173,6 +173,7 @@ fn main() -> Result<(), String> {
     for s in &sample {
         let plain = Search {
             beside_closed: false,
+            wide: false,
             budget: Budget::Unlimited,
             ..Search::new(key, s.start, s.goal)
         };

@@ -220,6 +220,7 @@ fn run_map(
     for s in scen {
         let plain = Search {
             beside_closed: false,
+            wide: false,
             budget: Budget::Unlimited,
             ..Search::new(key, s.start, s.goal)
         };

@@ -381,3 +381,37 @@ fn mangonels_and_knights_meeting_in_a_corridor_all_arrive() {
     r.all_arrived();
     assert_eq!(r.orders_ended(), 18);
 }
+
+#[test]
+fn trebuchets_following_past_trees_pass_a_corner_they_cannot_reach() {
+    let r = run("trebuchets_follow_past_trees");
+    r.nobody_stuck();
+    // The leader's walk ended at its point; every follower stands within a few bodies of it.
+    assert_eq!(r.orders_ended(), 1);
+    let units = &r.world.state.units;
+    let leader = units[0].position;
+    for u in &units[1..] {
+        assert!(
+            u.position.distance(leader) < Fx::from_num(4),
+            "#{} at {:?}, the leader at {:?}",
+            u.id.0,
+            u.position,
+            leader
+        );
+    }
+}
+
+#[test]
+fn trebuchets_go_round_a_gap_too_narrow_for_them() {
+    let r = run("trebuchets_round_a_narrow_gap");
+    r.nobody_stuck();
+    r.all_arrived();
+    assert_eq!(r.orders_ended(), 12);
+}
+
+#[test]
+fn trebuchets_following_through_a_clump_are_not_wedged() {
+    let r = run("trebuchets_follow_past_a_clump");
+    r.nobody_stuck();
+    assert!(r.watch.overlaps.is_empty(), "{:?}", r.watch.overlaps);
+}

@@ -217,6 +217,7 @@ fn check(
 ) -> Result<(), String> {
     let search = Search {
         beside_closed: false,
+        wide: false,
         budget: Budget::Unlimited,
         landmarks: Some(marks),
         ..Search::new(Keyed::unkeyed(0), s.start, s.goal)

@@ -15,6 +15,12 @@ pub(crate) const BESIDE_CLOSED: u8 = 4;
 /// Some tile of the eight round it is a [`GATE`]: whether it is beside closed ground depends on
 /// the key.
 pub(crate) const BESIDE_GATE: u8 = 8;
+/// An [`OPEN`] tile whose two neighbours across from it are both not open — east and west,
+/// north and south, or two corners across (north-east and south-west, north-west and
+/// south-east): a gap a tile wide, which no body wider than a tile can pass (Cohort's choice,
+/// [`crate::astar::wider_than_a_tile`]: its box is wider than the gap along an axis, and its
+/// diagonal wider than the √2 between two corners across).
+pub(crate) const NARROW: u8 = 16;
 
 /// One layer's tiles, padded by a closed border.
 #[derive(Clone, Debug, Default)]
@@ -91,6 +97,15 @@ impl Board {
             for x in 0..self.width as usize {
                 let p = (y + 1) * self.pitch + x + 1;
                 let mut flags = 0;
+                let shut = |o: isize| self.cells[(p as isize + o) as usize] & OPEN == 0;
+                let o = self.offsets;
+                // N, E, S, W, NE, SE, SW, NW: each with the one across from it.
+                let across = [(0, 2), (1, 3), (4, 6), (5, 7)]
+                    .iter()
+                    .any(|&(a, b)| shut(o[a]) && shut(o[b]));
+                if self.cells[p] & OPEN != 0 && across {
+                    flags |= NARROW;
+                }
                 for o in self.offsets {
                     let c = self.cells[(p as isize + o) as usize];
                     if c & OPEN == 0 {

@@ -29,6 +29,13 @@ pub fn tested_radius(radius: Fx) -> Fx {
     (radius - K_BODY_SLACK).max(K_MIN_BODY_RADIUS)
 }
 
+/// Whether a body of `radius` is wider than a tile as the walk tests it ([`tested_radius`] more
+/// than half a tile): a gap one tile wide is closed to it (Cohort's choice; a trebuchet's 0.6,
+/// not a mangonel's 0.5, which slips through a gap a body wide as the spec says).
+pub fn wider_than_a_tile(radius: Fx) -> bool {
+    tested_radius(radius) > Fx::from_num(1) / 2
+}
+
 /// One tile in fixed-point bits.
 const ONE: i64 = 1 << 16;
 /// Half a tile in fixed-point bits: tile edges lie at whole numbers plus a half.

@@ -13,7 +13,8 @@ mod search;
 mod straighten;
 
 pub use clear::{
-    body_clear, middle_clear, tested_radius, K_BODY_SLACK, K_BODY_STEP, K_MIN_BODY_RADIUS,
+    body_clear, middle_clear, tested_radius, wider_than_a_tile, K_BODY_SLACK, K_BODY_STEP,
+    K_MIN_BODY_RADIUS,
 };
 pub use landmarks::{Landmarks, LayerLandmarks, K_CHOSEN_LANDMARKS, K_FAR, K_LANDMARKS};
 pub use search::{

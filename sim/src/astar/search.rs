@@ -8,7 +8,7 @@
 //! and cleared by a generation stamp rather than wiped; nothing is allocated per search once the
 //! scratch has grown to the map.
 
-use super::board::{Board, STEPS};
+use super::board::{Board, NARROW, STEPS};
 use super::landmarks::{Chosen, LayerLandmarks, K_FAR, K_LANDMARKS};
 use crate::grid::{Grid, Keyed, LayerId};
 use crate::position::Tile;
@@ -100,6 +100,10 @@ pub struct Search<'a> {
     pub closed_by: Option<&'a dyn Fn(Tile) -> bool>,
     /// Whether a tile beside closed ground costs [`K_BESIDE_CLOSED`] more.
     pub beside_closed: bool,
+    /// Whether the mover's body is wider than a tile ([`crate::astar::wider_than_a_tile`]): it
+    /// steps onto no tile of a gap one tile wide but the goal's (Cohort's choice: a trebuchet
+    /// sent through such a gap between two trees stood at it for good).
+    pub wide: bool,
     pub budget: Budget,
     /// The layer's landmarks, or `None` for the octile estimate alone.
     pub landmarks: Option<&'a LayerLandmarks>,
@@ -116,6 +120,7 @@ impl<'a> Search<'a> {
             blocked: &[],
             closed_by: None,
             beside_closed: true,
+            wide: false,
             budget: Budget::Spec,
             landmarks: None,
         }
@@ -362,6 +367,9 @@ pub fn find_route(grid: &Grid, scratch: &mut Scratch, search: &Search) -> Found 
             let s = moves.trailing_zeros() as usize;
             moves &= moves - 1;
             let n = (p as isize + offsets[s]) as usize;
+            if search.wide && n != goal && board.cells[n] & NARROW != 0 {
+                continue;
+            }
             if let Some(closed) = search.closed_by {
                 let (dx, dy) = STEPS[s];
                 if closed(Tile::new(x + dx, y + dy)) {
@@ -416,6 +424,39 @@ pub fn find_route(grid: &Grid, scratch: &mut Scratch, search: &Search) -> Found 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A field 12 × 9 with a tree line down x = 6: a gap one tile wide at y = 2, one two tiles
+    /// wide at y = 6 and 7; searched from (1, 2) to (10, 2) by a body wider than a tile or not.
+    fn through_the_tree_line(wide: bool) -> Vec<Tile> {
+        use crate::grid::Occupant;
+        use crate::ruleset::Ruleset;
+        use crate::world::EntityId;
+        let rules = Ruleset::default_rules();
+        let mut g = Grid::new(&rules, 12, 9, rules.terrain("grass").unwrap());
+        for y in [0, 1, 3, 4, 5, 8] {
+            g.set_occupant(Tile::new(6, y), Occupant::Building(EntityId(1)));
+        }
+        let mut scratch = Scratch::default();
+        let search = Search {
+            wide,
+            ..Search::new(Keyed::unkeyed(0), Tile::new(1, 2), Tile::new(10, 2))
+        };
+        let found = find_route(&g, &mut scratch, &search);
+        assert!(found.reached);
+        scratch.path().to_vec()
+    }
+
+    #[test]
+    fn a_body_wider_than_a_tile_goes_round_a_gap_a_tile_wide() {
+        let narrow = Tile::new(6, 2);
+        assert!(through_the_tree_line(false).contains(&narrow));
+        let wide = through_the_tree_line(true);
+        assert!(!wide.contains(&narrow), "{wide:?}");
+        assert!(
+            wide.iter().any(|t| t.x == 6 && (t.y == 6 || t.y == 7)),
+            "{wide:?}"
+        );
+    }
 
     #[test]
     fn a_node_is_eight_bytes() {

@@ -7,7 +7,9 @@
 
 use super::crowd::{crowd_at_goal, go_straight_in};
 use super::standing::standing_in_the_way;
-use crate::astar::{find_route, straighten, Budget, Search, StandingBody, Walker};
+use crate::astar::{
+    find_route, straighten, wider_than_a_tile, Budget, Search, StandingBody, Walker,
+};
 use crate::grid::{Grid, Keyed, RegionId, Regions};
 use crate::position::{Bounds, Fx, Tile, Vec2};
 use crate::world::{EntityId, Progress, Route, World};
@@ -136,6 +138,7 @@ fn plan(
                 .is_some()
                 .then_some(&stood_on as &dyn Fn(Tile) -> bool),
             beside_closed: true,
+            wide: wider_than_a_tile(radius),
             budget,
             landmarks: caches.landmarks.layer(&state.grid, key.layer()),
         };

@@ -214,6 +214,14 @@ fn walk(world: &World, i: usize, route: &mut Route, widest: Fx) -> Outcome {
         } else {
             match slide(&s, at, to, next) {
                 Some(p) => p,
+                // A corner the body cannot come to for closed ground, held within its radius
+                // of it, is passed (Cohort's choice: a line may end against closed ground, so
+                // a corner beside a tree can be one the body never reaches, and a trebuchet
+                // stood a step from such a corner for good).
+                None if route.waypoints.len() > 1 && d <= radius => {
+                    route.pass_corner();
+                    continue;
+                }
                 None => {
                     held = true;
                     break;
@@ -283,18 +291,23 @@ fn walk(world: &World, i: usize, route: &mut Route, widest: Fx) -> Outcome {
 }
 
 /// The step from `at` toward `to` along one axis only, whichever goes further with the body
-/// clear of closed ground: sliding along a wall. It slides the step's whole length, up to the
-/// corner's line on that axis (Cohort's choice: sliding by the step's share along the axis, a
-/// mangonel whose way into a corridor ran at a shallow angle past its mouth crept along the
-/// wall at a tenth of its pace, and a file of them stood ten seconds at the mouth).
+/// clear of closed ground: sliding along a wall. Along an axis on which the corner lies the way
+/// the step goes, it slides the step's whole length, up to the corner's line (Cohort's choice:
+/// sliding by the step's share along the axis, a mangonel whose way into a corridor ran at a
+/// shallow angle past its mouth crept along the wall at a tenth of its pace, and a file of them
+/// stood ten seconds at the mouth); along any other, the step's share.
 fn slide(s: &Stepper, at: Vec2, to: Vec2, corner: Vec2) -> Option<Vec2> {
     let len = (to - at).length();
-    let toward = |from: Fx, to: Fx| {
-        let d = to - from;
-        from + d.signum() * d.abs().min(len)
+    let along = |from: Fx, to: Fx, corner: Fx| {
+        let share = to - from;
+        let room = corner - from;
+        if share == Fx::ZERO || share.signum() != room.signum() {
+            return to;
+        }
+        from + share.signum() * share.abs().max(room.abs().min(len))
     };
-    let along_x = Vec2::new(toward(at.x, corner.x), at.y);
-    let along_y = Vec2::new(at.x, toward(at.y, corner.y));
+    let along_x = Vec2::new(along(at.x, to.x, corner.x), at.y);
+    let along_y = Vec2::new(at.x, along(at.y, to.y, corner.y));
     let mut options = [
         ((to.x - at.x).abs(), along_x),
         ((to.y - at.y).abs(), along_y),
