@@ -415,8 +415,3 @@ fn trebuchets_following_through_a_clump_are_not_wedged() {
     r.nobody_stuck();
     assert!(r.watch.overlaps.is_empty(), "{:?}", r.watch.overlaps);
 }
-
-#[test]
-fn soak_576_a_soldier_keeps_its_waiting_place() {
-    kept_apart_and_nobody_stuck("soak_576_a_knight_between_two_waiting_places");
-}

@@ -266,22 +266,15 @@ fn place_round(
         .map(|r| r.goal)
         .filter(|&p| {
             !taken.iter().any(|t| t.chebyshev(p) < room - K_ROUNDING)
+                && reach_gap(&Bounds::around(p, radius), tbox) <= range
                 && stands_in(world, key, region, p, radius)
         });
-    let gap_of = |p: Vec2| reach_gap(&Bounds::around(p, radius), tbox);
-    if let Some(p) = kept.filter(|&p| gap_of(p) <= range) {
+    if let Some(p) = kept {
         return Some((p, false));
     }
     let mut outside = range.max(Fx::ZERO) + radius - K_INSIDE;
     for ring in 0..=K_WAITING_RINGS {
         let waits = ring > 0;
-        // So is a place to wait at while no place to fight from is free (Cohort's choice: a
-        // chaser between two waiting places, round either side of the crowd, turned from one
-        // to the other every half second as its step crossed a tile's edge).
-        let waiting_reach = range + room * Fx::from_num(K_WAITING_RINGS);
-        if let Some(p) = kept.filter(|&p| waits && gap_of(p) <= waiting_reach) {
-            return Some((p, true));
-        }
         let approach = Approach {
             ground: *tbox,
             from: u.position,
@@ -291,8 +284,10 @@ fn place_round(
             own_face_only: ring > 1,
         };
         // A place to fight from is within range of the target; one to wait at need not be.
-        let stands =
-            |p: Vec2| (waits || gap_of(p) <= range) && stands_in(world, key, region, p, radius);
+        let stands = |p: Vec2| {
+            (waits || reach_gap(&Bounds::around(p, radius), tbox) <= range)
+                && stands_in(world, key, region, p, radius)
+        };
         if let Spot::Found(p) = find_standing_spot(&approach, stands) {
             return Some((p, waits));
         }
