@@ -121,24 +121,24 @@ impl Vec2 {
 
 /// `a * b / c` computed in 128 bits, rounded toward zero.
 pub fn mul_div(a: Fx, b: Fx, c: Fx) -> Fx {
-    let n = a.to_bits() as i128 * b.to_bits() as i128;
-    Fx::from_bits((n / c.to_bits() as i128) as i64)
+    let n = i128::from(a.to_bits()) * i128::from(b.to_bits());
+    // The same quotient in 64 bits when the product fits (truncating either way): a 128-bit
+    // division is the walk's dearest instruction.
+    let q = match i64::try_from(n) {
+        Ok(n) => n.wrapping_div(c.to_bits()),
+        Err(_) => (n / i128::from(c.to_bits())) as i64,
+    };
+    Fx::from_bits(q)
 }
 
 /// The integer square root (floor) of a 128-bit number, as raw fixed-point bits: for a value
 /// `v` with 32 fraction bits this gives `sqrt(v)` with 16.
 pub fn isqrt_u128(n: u128) -> u128 {
-    if n == 0 {
-        return 0;
-    }
-    // Newton's method from an over-estimate; converges monotonically downward.
-    let mut x = 1u128 << ((128 - n.leading_zeros()).div_ceil(2));
-    loop {
-        let y = (x + n / x) >> 1;
-        if y >= x {
-            return x;
-        }
-        x = y;
+    // The floor of the root is one number whatever computes it: the standard library's, in 64
+    // bits when `n` fits (nearly always: bodies lie within a few hundred tiles of each other).
+    match u64::try_from(n) {
+        Ok(n) => u128::from(n.isqrt()),
+        Err(_) => n.isqrt(),
     }
 }
 
@@ -291,6 +291,46 @@ mod tests {
         );
         assert_eq!(tile_of(Fx::from_num(-4_294_967_300i64)), i32::MIN);
         assert_eq!(tile_of(Fx::MAX), i32::MAX);
+    }
+
+    #[test]
+    fn isqrt_is_the_floor_of_the_root_in_64_and_128_bits() {
+        let mut n: u128 = 1;
+        for k in 0..2_000u32 {
+            // A spread of sizes either side of 2^64, and squares and their neighbours.
+            n = n
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(u128::from(k))
+                >> (k % 97);
+            for m in [n, n.saturating_sub(1), u128::from(k) * u128::from(k)] {
+                let r = isqrt_u128(m);
+                assert!(r * r <= m, "{m}");
+                assert!((r + 1).checked_mul(r + 1).is_none_or(|s| s > m), "{m}");
+            }
+        }
+        assert_eq!(isqrt_u128(u128::from(u64::MAX)), u128::from(u32::MAX));
+        assert_eq!(isqrt_u128(1u128 << 64), 1u128 << 32);
+    }
+
+    #[test]
+    fn mul_div_agrees_in_64_and_128_bits() {
+        let wide = |a: Fx, b: Fx, c: Fx| {
+            let n = i128::from(a.to_bits()) * i128::from(b.to_bits());
+            Fx::from_bits((n / i128::from(c.to_bits())) as i64)
+        };
+        let mut x: i64 = 7;
+        for _ in 0..2_000 {
+            x = x
+                .wrapping_mul(2_862_933_555_777_941_757)
+                .wrapping_add(3_037_000_493);
+            let (a, b) = (
+                Fx::from_bits(x >> 20),
+                Fx::from_bits(x.rotate_left(17) >> 25),
+            );
+            let c = Fx::from_bits((x >> 40) | 1);
+            assert_eq!(mul_div(a, b, c), wide(a, b, c));
+            assert_eq!(mul_div(a, a, -c), wide(a, a, -c));
+        }
     }
 
     #[test]
