@@ -5,7 +5,7 @@
 //! the spacing of a walk.
 
 use crate::grid::{Grid, PlayerMask};
-use crate::position::{Fx, Tile, Vec2};
+use crate::position::{fx_ratio, Fx, Tile, Vec2};
 use crate::world::{EntityId, PlayerId, World};
 
 /// One unit's body as filed at the start of the tick.
@@ -58,6 +58,10 @@ pub struct Survey {
     starts: Vec<u32>,
     /// Scratch: each unit's tile while filing.
     tile_of: Vec<u32>,
+    /// How far any body's middle lies outside the tile it is filed on (box distance): bodies
+    /// stay filed where the tick began as they walk, and units off the map are filed on its
+    /// edge. [`Survey::near`] looks this much further round.
+    spill: Fx,
     width: i32,
     height: i32,
 }
@@ -106,11 +110,13 @@ impl Survey {
         self.slots.clear();
         self.slots.resize(world.state.units.len(), 0);
         self.members.clear();
+        self.spill = Fx::ZERO;
         for (i, u) in world.state.units.iter().enumerate() {
             let tile = self.tile_of[i];
             let k = next[tile as usize];
             next[tile as usize] += 1;
             self.slots[i] = k;
+            self.spill = self.spill.max(self.outside_tile(tile, u.position));
             self.bodies[k as usize] = Body {
                 tile,
                 entity: u.id,
@@ -150,8 +156,20 @@ impl Survey {
         if let Some(&k) = self.slots.get(unit_index) {
             if let Some(b) = self.bodies.get_mut(k as usize) {
                 b.middle = middle;
+                let tile = b.tile;
+                self.spill = self.spill.max(self.outside_tile(tile, middle));
             }
         }
+    }
+
+    /// How far `p` lies outside tile `tile` (its index), box distance; zero on it.
+    fn outside_tile(&self, tile: u32, p: Vec2) -> Fx {
+        let t = tile as i32;
+        let (x, y) = (Fx::from_num(t % self.width), Fx::from_num(t / self.width));
+        let half = fx_ratio(1, 2);
+        ((p.x - x).abs() - half)
+            .max((p.y - y).abs() - half)
+            .max(Fx::ZERO)
     }
 
     /// Every body filed, in (tile, entity) order.
@@ -201,11 +219,14 @@ impl Survey {
         PlayerMask(mask)
     }
 
-    /// The bodies whose middle lies within `reach` (box distance) of `p`.
+    /// The bodies whose middle lies within `reach` (box distance) of `p`, in (tile, entity)
+    /// order. Its tiles are those a body within `reach` may be filed on: within half a tile and the
+    /// spill more.
     pub fn near(&self, p: Vec2, reach: Fx) -> impl Iterator<Item = &Body> + '_ {
-        let lo = Vec2::new(p.x - reach, p.y - reach).tile();
-        let hi = Vec2::new(p.x + reach, p.y + reach).tile();
-        self.in_tiles(lo.offset(-1, -1), hi.offset(1, 1))
+        let far = reach + self.spill + fx_ratio(1, 2);
+        let lo = Vec2::new(p.x - far, p.y - far).tile();
+        let hi = Vec2::new(p.x + far, p.y + far).tile();
+        self.in_tiles(lo, hi)
             .filter(move |b| (b.middle.x - p.x).abs() <= reach && (b.middle.y - p.y).abs() <= reach)
     }
 }
