@@ -195,8 +195,8 @@ fn lost_target(world: &mut World, i: usize) {
 
 /// Tiles a body filed on a ring of the survey may stand nearer its fighter, along either axis,
 /// than the ring's distance in tiles: one for where in its tile each middle lies, one for a
-/// body walked on this tick (the survey keeps it filed on its tile; `Survey::near` looks a tile
-/// further round for it).
+/// body walked on this tick (the survey keeps it filed on its tile; a step is far less than a
+/// tile).
 const K_RING_SLACK: i32 = 2;
 
 /// The nearest living enemy unit within `reach` of unit `i`'s box (ties to the lower id), of
@@ -207,7 +207,8 @@ const K_RING_SLACK: i32 = 2;
 /// them. Of each body the side is asked first (the fighter's friends worked out once), then
 /// the wider of its axis gaps, which [`reach_gap`] is never below (an integer square root of a
 /// sum of squares is at least either side): only a body that may be the nearest so far is
-/// measured exactly and asked whether it is alive.
+/// measured exactly and asked whether it is alive. A side of a ring whose patches hold no enemy
+/// ([`crate::nav::Survey::owners_in`]) is not looked through.
 fn nearest_enemy(world: &World, i: usize, reach: Fx, widest: Fx) -> Option<EntityId> {
     let u = &world.state.units[i];
     let radius = world.rules().units[u.kind as usize].radius;
@@ -218,7 +219,8 @@ fn nearest_enemy(world: &World, i: usize, reach: Fx, widest: Fx) -> Option<Entit
     let lo = Vec2::new(p.x - look, p.y - look).tile().offset(-1, -1);
     let hi = Vec2::new(p.x + look, p.y + look).tile().offset(1, 1);
     // No enemy filed anywhere about: nothing to measure (the same answer, asked of patches).
-    if world.caches.survey.owners_in(lo, hi).0 & !friends.0 == 0 {
+    let survey = &world.caches.survey;
+    if survey.owners_in(lo, hi).0 & !friends.0 == 0 {
         return None;
     }
     let c = p.tile();
@@ -233,10 +235,11 @@ fn nearest_enemy(world: &World, i: usize, reach: Fx, widest: Fx) -> Option<Entit
         for (min, max) in ring(c, d) {
             let min = Tile::new(min.x.max(lo.x), min.y.max(lo.y));
             let max = Tile::new(max.x.min(hi.x), max.y.min(hi.y));
-            if min.x > max.x || min.y > max.y {
+            // A side of the ring in patches with no enemy filed: no body to look at.
+            if min.x > max.x || min.y > max.y || survey.owners_in(min, max).0 & !friends.0 == 0 {
                 continue;
             }
-            for b in world.caches.survey.in_tiles(min, max) {
+            for b in survey.in_tiles(min, max) {
                 let near = (b.middle.x - p.x).abs() <= look && (b.middle.y - p.y).abs() <= look;
                 if !near || b.entity == me || friends.contains(b.owner) {
                     continue;
