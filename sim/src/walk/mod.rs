@@ -24,8 +24,8 @@ pub use reach::{box_of, in_range, reach_gap, walk_may_end, K_INSIDE};
 
 use crate::astar::body_clear;
 use crate::astar::K_SHORT_ROUTE;
-use crate::nav::{route_beyond, route_for, Ask};
-use crate::position::{fx, Fx, Vec2};
+use crate::nav::{route_beyond, route_for, Ask, Body};
+use crate::position::{fx, fx_ratio, Fx, Vec2};
 use crate::world::{Order, Route, Unit, UnitState, World, TICK_MS};
 
 /// Within this distance of a corner, with the next in sight, a walker cuts the corner: a tile.
@@ -86,6 +86,7 @@ enum Outcome {
 /// Walks every route once (tick step 6, with the pushes of `push_idle`). Same state, same walk.
 pub fn walk_all(world: &mut World) {
     let widest = widest(world);
+    let mut nearby = Vec::new();
     for i in 0..world.state.units.len() {
         if world.state.units[i].hit_points == 0 {
             continue;
@@ -98,7 +99,7 @@ pub fn walk_all(world: &mut World) {
             }
             continue;
         };
-        let outcome = walk(world, i, &mut route, widest);
+        let outcome = walk(world, i, &mut route, widest, &mut nearby);
         let now = world.state.tick;
         let at = match outcome {
             Outcome::Walking { at, ring } => {
@@ -157,21 +158,23 @@ pub fn stepper<'a>(world: &'a World, i: usize, route: &Route) -> Stepper<'a> {
                 None => Through::Everyone,
             }
         },
+        nearby: apart::Nearby::NONE,
     }
 }
 
-/// One unit's walk this tick.
-fn walk(world: &World, i: usize, route: &mut Route, widest: Fx) -> Outcome {
+/// One unit's walk this tick; `nearby` is room for the bodies about it ([`apart::Nearby`]).
+fn walk(world: &World, i: usize, route: &mut Route, widest: Fx, nearby: &mut Vec<Body>) -> Outcome {
     let u = &world.state.units[i];
     let radius = world.rules().units[u.kind as usize].radius;
-    let s = Stepper {
-        widest,
-        ..stepper(world, i, route)
-    };
     let mut speed = speed_of(world, u);
     if let Some(cap) = route.speed_cap {
         speed = speed.min(cap);
     }
+    let mut s = Stepper {
+        widest,
+        ..stepper(world, i, route)
+    };
+    let mut nearby = Some(nearby);
     let ends_here = |at: Vec2, route: &Route| {
         route
             .target
@@ -229,7 +232,17 @@ fn walk(world: &World, i: usize, route: &mut Route, widest: Fx) -> Outcome {
             }
         };
         let lands = lands && to == next;
-        let p = s.keep_apart(at, to);
+        let p = if s.crowds(at, to) {
+            // Every point the rest of the step asks about lies within twice what is left of it
+            // (a bend is no longer than the step).
+            if let Some(room) = nearby.take() {
+                let reach = radius + widest + left * 2 + fx_ratio(1, 16);
+                s.nearby = apart::Nearby::gather(&world.caches.survey, u.id, at, reach, room);
+            }
+            s.bend(at, to)
+        } else {
+            to
+        };
         if p == at {
             held = true;
             break;

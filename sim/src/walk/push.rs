@@ -85,6 +85,7 @@ pub fn pushed_step(world: &mut World, i: usize, widest: Fx) {
         march: None,
         squeeze: None,
         through: super::apart::Through::Nobody,
+        nearby: super::apart::Nearby::NONE,
     };
     let to = u.position + push.nudge;
     if !s.open_step(u.position, to) || !s.body_open(u.position, to) {

@@ -65,6 +65,7 @@ pub fn settle(world: &mut World, i: usize, widest: Fx) {
         march: None,
         squeeze: None,
         through: Through::Nobody,
+        nearby: super::apart::Nearby::NONE,
     };
     let at = u.position;
     // Away from the standing bodies it is inside of: where to look for a place first.
