@@ -41,6 +41,14 @@ pub struct Member {
 /// and finds the same bodies when one may be there.
 pub const K_OWNER_PATCH: i32 = 8;
 
+/// Owner buckets of [`Survey::owned_in_patch`]: players 0 to 7, and one for every other owner.
+pub const K_OWNER_BUCKETS: usize = 9;
+
+/// An owner's bucket ([`K_OWNER_BUCKETS`]).
+pub fn owner_bucket(owner: PlayerId) -> usize {
+    usize::from(owner).min(K_OWNER_BUCKETS - 1)
+}
+
 /// Every body, sorted by (tile index, entity id).
 #[derive(Clone, Debug, Default)]
 pub struct Survey {
@@ -49,6 +57,12 @@ pub struct Survey {
     owners: Vec<u8>,
     /// Patches across the map.
     patches_across: i32,
+    /// The bodies filed again by owner and patch, for looks for an enemy: the slots (in
+    /// `bodies`) of those of owner bucket `o` (a player below [`K_OWNER_BUCKETS`]` - 1`, every
+    /// other owner in the last) in patch `k` are `by_owner[owner_starts[o * patches + k]..]` up
+    /// to the next start, in (tile, entity) order.
+    by_owner: Vec<u32>,
+    owner_starts: Vec<u32>,
     bodies: Vec<Body>,
     /// For each unit, by its index in the state's list, where its body is filed.
     slots: Vec<u32>,
@@ -139,6 +153,60 @@ impl Survey {
                 });
             }
         }
+        self.file_by_owner();
+    }
+
+    /// Files the bodies again by owner bucket and patch, keeping their order (a counting sort).
+    fn file_by_owner(&mut self) {
+        let patches = self.owners.len();
+        let key = |b: &Body, width: i32, across: i32| {
+            let t = b.tile as i32;
+            let patch = (t / width / K_OWNER_PATCH) * across + (t % width) / K_OWNER_PATCH;
+            owner_bucket(b.owner) * patches + patch as usize
+        };
+        self.owner_starts.clear();
+        self.owner_starts.resize(K_OWNER_BUCKETS * patches + 1, 0);
+        for b in &self.bodies {
+            self.owner_starts[key(b, self.width, self.patches_across) + 1] += 1;
+        }
+        for k in 0..K_OWNER_BUCKETS * patches {
+            self.owner_starts[k + 1] += self.owner_starts[k];
+        }
+        let mut next = self.owner_starts.clone();
+        self.by_owner.clear();
+        self.by_owner.resize(self.bodies.len(), 0);
+        for (slot, b) in self.bodies.iter().enumerate() {
+            let k = key(b, self.width, self.patches_across);
+            self.by_owner[next[k] as usize] = slot as u32;
+            next[k] += 1;
+        }
+    }
+
+    /// Patches across and down the map ([`K_OWNER_PATCH`]).
+    pub fn patches(&self) -> (i32, i32) {
+        let across = self.patches_across;
+        let down = if across == 0 {
+            0
+        } else {
+            self.owners.len() as i32 / across
+        };
+        (across, down)
+    }
+
+    /// The bodies of owner bucket `bucket` ([`owner_bucket`]) filed in patch (`px`, `py`), in
+    /// (tile, entity) order; none off the map.
+    pub fn owned_in_patch(&self, bucket: usize, px: i32, py: i32) -> impl Iterator<Item = &Body> {
+        let (across, down) = self.patches();
+        let on_map = (0..across).contains(&px) && (0..down).contains(&py);
+        let run = if on_map && bucket < K_OWNER_BUCKETS {
+            let k = bucket * self.owners.len() + (py * across + px) as usize;
+            self.owner_starts[k] as usize..self.owner_starts[k + 1] as usize
+        } else {
+            0..0
+        };
+        self.by_owner[run]
+            .iter()
+            .map(|&slot| &self.bodies[slot as usize])
     }
 
     /// The formation `entity` belongs to and where it is headed, if it is in one.
@@ -259,5 +327,15 @@ mod tests {
         assert_eq!(s.owners_in(t(-5, -5), t(99, 99)).0, 0b111);
         assert_eq!(s.owners_in(t(0, 8), t(31, 19)), PlayerMask::NONE);
         assert_eq!(s.owners_in(t(50, 50), t(60, 60)), PlayerMask::NONE);
+        let ids = |o: usize, px: i32, py: i32| -> Vec<u8> {
+            s.owned_in_patch(o, px, py).map(|b| b.owner).collect()
+        };
+        assert_eq!(s.patches(), (5, 3));
+        assert_eq!(ids(0, 0, 0), vec![0]);
+        assert_eq!(ids(1, 0, 0), Vec::<u8>::new());
+        assert_eq!(ids(1, 2, 0), vec![1]);
+        assert_eq!(ids(2, 4, 2), vec![2]);
+        assert_eq!(ids(2, 5, 2), Vec::<u8>::new(), "off the map");
+        assert_eq!(ids(K_OWNER_BUCKETS, 0, 0), Vec::<u8>::new());
     }
 }

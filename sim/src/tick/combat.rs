@@ -13,8 +13,9 @@
 //! the aftermath).
 
 use crate::nav::chase::{K_CLAIM_HELD_TICKS, K_SAME_PLACE};
+use crate::nav::survey::{K_OWNER_BUCKETS, K_OWNER_PATCH};
 use crate::nav::{plan_chase, replan_wait, route_beside, Ask};
-use crate::position::{fx, Bounds, Fx, Tile, Vec2};
+use crate::position::{fx, Bounds, Fx, Vec2};
 use crate::walk::held::{held_on_a_new_walk, held_ticks};
 use crate::walk::{box_of, give_up, in_range, reach_gap, widest};
 use crate::world::{find, EntityId, Order, UnitState, World, TICK_MS};
@@ -200,15 +201,16 @@ fn lost_target(world: &mut World, i: usize) {
 const K_RING_SLACK: i32 = 2;
 
 /// The nearest living enemy unit within `reach` of unit `i`'s box (ties to the lower id), of
-/// the bodies `Survey::near` finds within `reach` and a body's width of its middle. They are
-/// looked through ring by ring of tiles outward from the fighter's, until a ring lies too far
-/// to hold one nearer than the nearest found ([`K_RING_SLACK`]; off the map, where the survey
-/// files bodies on the edge, all of them); the answer is the same as a look through all of
-/// them. Of each body the side is asked first (the fighter's friends worked out once), then
-/// the wider of its axis gaps, which [`reach_gap`] is never below (an integer square root of a
-/// sum of squares is at least either side): only a body that may be the nearest so far is
-/// measured exactly and asked whether it is alive. A side of a ring whose patches hold no enemy
-/// ([`crate::nav::Survey::owners_in`]) is not looked through.
+/// the bodies filed on the tiles within `reach`, a body's width and a tile of its middle (and
+/// lying within that box, less the tile). The survey files them by owner and patch
+/// ([`crate::nav::Survey::owned_in_patch`]): only enemies' are looked through, patch by patch
+/// outward from the fighter's, skipping a patch too far to hold one nearer than the nearest
+/// found ([`K_RING_SLACK`]; off the map, where the survey files bodies on the edge, none is
+/// skipped); the answer is the same as a look through all of them, as nothing but the least
+/// (gap, id) is kept. Of each body the wider of its axis gaps is asked first, which
+/// [`reach_gap`] is never below (an integer square root of a sum of squares is at least either
+/// side): only a body that may be the nearest so far is measured exactly and asked whether it is
+/// alive.
 fn nearest_enemy(world: &World, i: usize, reach: Fx, widest: Fx) -> Option<EntityId> {
     let u = &world.state.units[i];
     let radius = world.rules().units[u.kind as usize].radius;
@@ -223,60 +225,76 @@ fn nearest_enemy(world: &World, i: usize, reach: Fx, widest: Fx) -> Option<Entit
     if survey.owners_in(lo, hi).0 & !friends.0 == 0 {
         return None;
     }
+    let grid = world.grid();
+    let width = grid.width();
+    let (x0, x1) = (lo.x.max(0), hi.x.min(width - 1));
+    let (y0, y1) = (lo.y.max(0), hi.y.min(grid.height() - 1));
     let c = p.tile();
-    let on_map = world.grid().contains(c);
-    let rings = (c.x - lo.x).max(hi.x - c.x).max(c.y - lo.y).max(hi.y - c.y);
+    let on_map = grid.contains(c);
+    let enemies =
+        (0..K_OWNER_BUCKETS).filter(|&o| o == K_OWNER_BUCKETS - 1 || !friends.contains(o as u8));
+    // Whether every body filed `d` tiles or more from the fighter's (Chebyshev) lies further
+    // than the nearest found.
+    let beyond = |best: Option<(Fx, EntityId)>, d: i32| {
+        on_map && best.is_some_and(|(bg, _)| fx(d - K_RING_SLACK) - radius - widest > bg)
+    };
+    let patch = |v: i32| v.div_euclid(K_OWNER_PATCH);
+    let (px0, px1, py0, py1) = (patch(x0), patch(x1), patch(y0), patch(y1));
+    let (pcx, pcy) = (patch(c.x.clamp(x0, x1)), patch(c.y.clamp(y0, y1)));
+    let rings = (pcx - px0).max(px1 - pcx).max(pcy - py0).max(py1 - pcy);
+    let span = |q: i32, from: i32, to: i32| {
+        (
+            (q * K_OWNER_PATCH).max(from),
+            (q * K_OWNER_PATCH + K_OWNER_PATCH - 1).min(to),
+        )
+    };
     let mut best: Option<(Fx, EntityId)> = None;
-    for d in 0..=rings {
-        let least = fx(d - K_RING_SLACK) - radius - widest;
-        if on_map && best.is_some_and(|(bg, _)| least > bg) {
+    for ring in 0..=rings {
+        // Every tile of a patch `ring` patches away lies this far from the fighter's or more.
+        if ring > 0 && beyond(best, (ring - 1) * K_OWNER_PATCH + 1) {
             break;
         }
-        for (min, max) in ring(c, d) {
-            let min = Tile::new(min.x.max(lo.x), min.y.max(lo.y));
-            let max = Tile::new(max.x.min(hi.x), max.y.min(hi.y));
-            // A side of the ring in patches with no enemy filed: no body to look at.
-            if min.x > max.x || min.y > max.y || survey.owners_in(min, max).0 & !friends.0 == 0 {
-                continue;
-            }
-            for b in survey.in_tiles(min, max) {
-                let near = (b.middle.x - p.x).abs() <= look && (b.middle.y - p.y).abs() <= look;
-                if !near || b.entity == me || friends.contains(b.owner) {
+        for qy in (pcy - ring).max(py0)..=(pcy + ring).min(py1) {
+            for qx in (pcx - ring).max(px0)..=(pcx + ring).min(px1) {
+                if (qx - pcx).abs().max((qy - pcy).abs()) != ring {
                     continue;
                 }
-                let other = Bounds::around(b.middle, b.radius);
-                let axis_x = (other.min.x - body.max.x).max(body.min.x - other.max.x);
-                let axis_y = (other.min.y - body.max.y).max(body.min.y - other.max.y);
-                let least = axis_x.max(axis_y);
-                if least > reach || best.is_some_and(|(bg, _)| least > bg) {
+                let ((tx0, tx1), (ty0, ty1)) = (span(qx, x0, x1), span(qy, y0, y1));
+                let d = (tx0 - c.x).max(c.x - tx1).max(ty0 - c.y).max(c.y - ty1);
+                if beyond(best, d.max(0)) {
                     continue;
                 }
-                let gap = reach_gap(&body, &other);
-                if gap > reach || best.is_some_and(|(bg, bid)| (gap, b.entity) >= (bg, bid)) {
-                    continue;
-                }
-                let alive = find(&world.state.units, b.entity, |v| v.id)
-                    .is_some_and(|k| world.state.units[k].hit_points > 0);
-                if alive {
-                    best = Some((gap, b.entity));
+                for b in enemies
+                    .clone()
+                    .flat_map(|o| survey.owned_in_patch(o, qx, qy))
+                {
+                    let (bx, by) = (b.tile as i32 % width, b.tile as i32 / width);
+                    let filed = (tx0..=tx1).contains(&bx) && (ty0..=ty1).contains(&by);
+                    let near = (b.middle.x - p.x).abs() <= look && (b.middle.y - p.y).abs() <= look;
+                    if !filed || !near || b.entity == me || friends.contains(b.owner) {
+                        continue;
+                    }
+                    let other = Bounds::around(b.middle, b.radius);
+                    let axis_x = (other.min.x - body.max.x).max(body.min.x - other.max.x);
+                    let axis_y = (other.min.y - body.max.y).max(body.min.y - other.max.y);
+                    let least = axis_x.max(axis_y);
+                    if least > reach || best.is_some_and(|(bg, _)| least > bg) {
+                        continue;
+                    }
+                    let gap = reach_gap(&body, &other);
+                    if gap > reach || best.is_some_and(|(bg, bid)| (gap, b.entity) >= (bg, bid)) {
+                        continue;
+                    }
+                    let alive = find(&world.state.units, b.entity, |v| v.id)
+                        .is_some_and(|k| world.state.units[k].hit_points > 0);
+                    if alive {
+                        best = Some((gap, b.entity));
+                    }
                 }
             }
         }
     }
     best.map(|(_, id)| id)
-}
-
-/// The tiles `d` from `c` (Chebyshev), as boxes (least and most corner): the row above, the
-/// row below, the column left and the column right between them; at 0, `c` alone.
-fn ring(c: Tile, d: i32) -> impl Iterator<Item = (Tile, Tile)> {
-    let (x0, x1, y0, y1) = (c.x - d, c.x + d, c.y - d, c.y + d);
-    let boxes = [
-        (Tile::new(x0, y0), Tile::new(x1, y0)),
-        (Tile::new(x0, y1), Tile::new(x1, y1)),
-        (Tile::new(x0, y0 + 1), Tile::new(x0, y1 - 1)),
-        (Tile::new(x1, y0 + 1), Tile::new(x1, y1 - 1)),
-    ];
-    boxes.into_iter().take(if d == 0 { 1 } else { 4 })
 }
 
 /// Unit `i` strikes `target`: its attack in hit points, then it reloads.
