@@ -20,7 +20,7 @@ pub mod short;
 
 pub use apart::{marching_with, Stepper, Through, K_KEEP_APART};
 pub use goal::{K_MOST_RING_TRIES, K_RINGS, K_RING_SPACING};
-pub use reach::{box_of, in_range, reach_gap, walk_may_end, K_INSIDE};
+pub use reach::{box_of, in_range, may_end_by, reach_gap, walk_may_end, K_INSIDE};
 
 use crate::astar::body_clear;
 use crate::astar::K_SHORT_ROUTE;
@@ -175,10 +175,10 @@ fn walk(world: &World, i: usize, route: &mut Route, widest: Fx, nearby: &mut Vec
         ..stepper(world, i, route)
     };
     let mut nearby = Some(nearby);
+    // Nothing but this walker moves during its walk: its target's box is looked up once.
+    let target_box = route.target.and_then(|t| box_of(world, t));
     let ends_here = |at: Vec2, route: &Route| {
-        route
-            .target
-            .is_some_and(|t| walk_may_end(world, at, radius, t, route.range))
+        target_box.is_some_and(|b| may_end_by(at, radius, &b, route.range))
     };
     let mut at = u.position;
     if ends_here(at, route) {
