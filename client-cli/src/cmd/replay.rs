@@ -15,6 +15,7 @@ use cohort_protocol::report::{read_report, DesyncReport, REPORT_MAGIC};
 use cohort_protocol::MatchConfig;
 use cohort_sim::Ruleset;
 use indicatif::{ProgressBar, ProgressStyle};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -160,7 +161,8 @@ pub fn run(args: Args) -> Result<ExitCode> {
 fn verify(args: &Args) -> Result<ExitCode> {
     let found = find(args)?;
     if args.json {
-        println!("{}", json_of(&found));
+        // Written, not printed: a reader gone is an error `main` lets pass, not a panic.
+        writeln!(std::io::stdout().lock(), "{}", json_of(&found))?;
     } else {
         print_found(&found);
     }

@@ -7,6 +7,7 @@ use cohort_sim::soak::{self, Scene, Summary};
 use cohort_sim::Fx;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -111,7 +112,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
     bar.finish_and_clear();
     if args.json {
         let json = json(&args, &summary);
-        println!("{}", serde_json::to_string_pretty(&json)?);
+        // Written, not printed: a reader gone (`cohort soak --json | head`) is an error `main`
+        // lets pass, not a panic.
+        writeln!(
+            std::io::stdout().lock(),
+            "{}",
+            serde_json::to_string_pretty(&json)?
+        )?;
     } else {
         print_summary(&args, &summary);
     }

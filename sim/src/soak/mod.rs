@@ -17,7 +17,7 @@
 //! stall of 10 s or more during the run (waits for a place at a full target apart; a unit that
 //! dies is gone, not stalled), bodies standing nearer than the keep-apart allowance at the end,
 //! a body over closed ground at any tick, a walk (a move, or an attack move with nothing to
-//! fight) not ended by the end, or the two runs' hashes differing. Everything is integers and
+//! fight, given up to as long again to end: [`K_RUN_ON_STEP_TICKS`]) not ended by the end, or the two runs' hashes differing. Everything is integers and
 //! the scene's own seeded generator: same seed, same text, same figures on every machine.
 
 mod fields;
@@ -258,22 +258,32 @@ fn run_once(scene: &Scene) -> Result<(Outcome, Vec<StateHash>), ScenarioError> {
     let units = scenario.world.state.units.len();
     let mut runner = Runner::new(scenario);
     runner.run(ticks, |_| {});
+    let not_ended = |world: &crate::world::World, moving: bool| -> Vec<NotEnded> {
+        let walking = |u: &&crate::world::Unit| match u.order {
+            Order::Move { .. } => moving,
+            Order::AttackMove { .. } => !moving && u.fight.is_none(),
+            _ => false,
+        };
+        let units = world.state.units.iter().filter(walking);
+        units
+            .map(|u| NotEnded {
+                unit: u.id,
+                order: u.order.clone(),
+            })
+            .collect()
+    };
+    let mut not_ended_moves = not_ended(&runner.world, true);
+    let mut more = 0;
+    while more < ticks && !not_ended(&runner.world, false).is_empty() {
+        runner.run(K_RUN_ON_STEP_TICKS, |_| {});
+        more += K_RUN_ON_STEP_TICKS;
+    }
+    not_ended_moves.extend(not_ended(&runner.world, false));
+    not_ended_moves.sort_by_key(|n| n.unit);
+    let not_ended = not_ended_moves;
     let report = runner.report();
     let watch = report.watch;
     let world = &runner.world;
-    let not_ended = world
-        .state
-        .units
-        .iter()
-        .filter(|u| {
-            matches!(u.order, Order::Move { .. })
-                || (matches!(u.order, Order::AttackMove { .. }) && u.fight.is_none())
-        })
-        .map(|u| NotEnded {
-            unit: u.id,
-            order: u.order.clone(),
-        })
-        .collect();
     let mut hashes = runner.turn_hashes.clone();
     hashes.push(report.final_hash);
     let outcome = Outcome {
@@ -296,6 +306,12 @@ fn run_once(scene: &Scene) -> Result<(Outcome, Vec<StateHash>), ScenarioError> {
     };
     Ok((outcome, hashes))
 }
+
+/// An attack move fights whatever it meets on its way for as long as that takes, which a scene's
+/// length does not allow for: a scene that ends with attack moves walking on, nothing left to
+/// fight, runs on in steps of this many ticks, up to as long again, until each has ended or is
+/// fighting (the soak's choice; moves are judged at the scene's end, and the watch goes on).
+const K_RUN_ON_STEP_TICKS: u64 = 60;
 
 /// The scenes' own generator: the sim's SplitMix64 ([`crate::world::Rng`]) seeded with the
 /// scene's seed, drawn from by modulo (as the soak's first scenes were), never the world's.
