@@ -415,3 +415,20 @@ fn trebuchets_following_through_a_clump_are_not_wedged() {
     r.nobody_stuck();
     assert!(r.watch.overlaps.is_empty(), "{:?}", r.watch.overlaps);
 }
+
+/// Mangonels held at the one gap in a wall keep their walks through it: a detour whose search,
+/// shut out of the gap by those walking in it, cannot come to the goal is not taken (before, one
+/// walked to the nearest point along the wall and back at every detour, and its move ended at
+/// tick 24,000). Left: a late mangonel held 10.7 s among those standing on their places.
+#[test]
+fn mangonels_go_through_the_one_gap_in_a_wall() {
+    let r = run("soak_535_mangonels_through_the_one_gap");
+    r.all_arrived();
+    assert_eq!(r.orders_ended(), 122);
+    assert!(r.stalled().is_empty(), "stalled: {:?}", r.stalled());
+    assert!(
+        r.watch.in_closed_ground.is_empty(),
+        "{:?}",
+        r.watch.in_closed_ground
+    );
+}

@@ -12,7 +12,9 @@
 //!    with the tiles of the bodies about it (within [`K_DETOUR_REACH`]) and of the units standing
 //!    in its way as closed ground, so the search goes round them; at most once every
 //!    [`K_DETOUR_EVERY_TICKS`], and never counted against the spec's `K_MOST_REPLANS` (being
-//!    held up by units is not ground closing). No way round keeps the walk it has.
+//!    held up by units is not ground closing). No way round, or one from which the goal the
+//!    walk reaches is shut out and that ends further than [`K_SHUT_OUT_REACH`] off, keeps the
+//!    walk it has.
 //! 2. after [`K_SQUEEZE_AFTER_TICKS`] it **squeezes** past those on the move: it keeps only
 //!    [`K_SQUEEZE_APART`] of their radii from walkers (still the whole allowance from anyone
 //!    standing: nobody standing is pushed), until it gets on again.
@@ -27,6 +29,7 @@
 
 use super::short::short_way;
 use super::stepper;
+use crate::astar::Budget;
 use crate::nav::{route_round, Ask};
 use crate::position::{fx, fx_ratio, Fx, Tile, Vec2};
 use crate::world::{Progress, Route, World, TICK_MS};
@@ -46,6 +49,10 @@ pub const K_DETOUR_EVERY_TICKS: u64 = 2000 / TICK_MS as u64;
 pub const K_SQUEEZE_AFTER_TICKS: u64 = 3000 / TICK_MS as u64;
 /// A detour treats the tiles of the bodies within this many tiles of the walker as closed.
 pub const K_DETOUR_REACH: Fx = fx(2);
+/// A detour from which the goal is shut out, where the walk reaches it, is taken only when it
+/// ends within this many tiles of the walker (Cohort's choice, [`detour`]): a step back out of a
+/// jam at a gap, not a walk along the wall to the point nearest the goal.
+pub const K_SHUT_OUT_REACH: Fx = fx(4);
 /// Walkers whose walks end within this many tiles of each other go the same way: a walker
 /// squeezes past traffic, never through its own group (which the spec's rules stop round their
 /// point).
@@ -198,7 +205,26 @@ pub fn detour(world: &mut World, i: usize, route: &mut Route, at: Vec2) {
         range: route.range,
     };
     world.counters.replans += 1;
-    if let Some(mut r) = route_round(world, &ask, start, &blocked) {
+    // A way round from which the goal is shut out (the search looked at every tile open to it,
+    // within its budget, and never came to the goal), where the walk it would replace reaches
+    // the goal, and that ends further than K_SHUT_OUT_REACH off, is no way round (Cohort's
+    // choice): with the one gap in a wall shut by those walking in it, the search's nearest
+    // point to the goal lay along the wall, and a mangonel held at the gap walked fourteen tiles
+    // off and back at every detour, for minutes. A step or two back out of the jam is taken; one
+    // cut short by the budget is a leg of a long way round, planned on from where it ends.
+    let expanded = world.counters.node_expansions;
+    let round = route_round(world, &ask, start, &blocked);
+    let expanded = world.counters.node_expansions - expanded;
+    let budget = u64::from(Budget::Spec.expansions(start, ask.to.tile()));
+    let wanders = |r: &Route| {
+        let far = r
+            .waypoints
+            .last()
+            .is_some_and(|&end| end.chebyshev(at) > K_SHUT_OUT_REACH);
+        !r.has_goal && route.has_goal && expanded < budget && far
+    };
+    let round = round.filter(|r| !wanders(r));
+    if let Some(mut r) = round {
         r.replans = route.replans;
         r.legs = route.legs;
         r.speed_cap = route.speed_cap;
