@@ -20,7 +20,7 @@ pub mod short;
 
 pub use apart::{marching_with, Stepper, Through, K_KEEP_APART};
 pub use goal::{K_MOST_RING_TRIES, K_RINGS, K_RING_SPACING};
-pub use reach::{box_of, in_range, may_end_by, reach_gap, walk_may_end, K_INSIDE};
+pub use reach::{box_of, in_range, may_end_by, reach_gap, K_INSIDE};
 
 use crate::astar::body_clear;
 use crate::astar::K_SHORT_ROUTE;

@@ -42,12 +42,8 @@ pub fn in_range(world: &World, at: Vec2, radius: Fx, target: EntityId, range: Fx
     box_of(world, target).is_some_and(|b| reach_gap(&Bounds::around(at, radius), &b) <= range)
 }
 
-/// Whether a walk to `target` may end here: within `range` less [`K_INSIDE`] of its box.
-pub fn walk_may_end(world: &World, at: Vec2, radius: Fx, target: EntityId, range: Fx) -> bool {
-    box_of(world, target).is_some_and(|b| may_end_by(at, radius, &b, range))
-}
-
-/// [`walk_may_end`] with the target's box (`target`) already looked up.
+/// Whether a walk to a target whose box is `target` may end here: within `range` less
+/// [`K_INSIDE`] of the box.
 pub fn may_end_by(at: Vec2, radius: Fx, target: &Bounds, range: Fx) -> bool {
     reach_gap(&Bounds::around(at, radius), target) <= range - K_INSIDE
 }
