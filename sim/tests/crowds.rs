@@ -432,3 +432,29 @@ fn mangonels_go_through_the_one_gap_in_a_wall() {
         r.watch.in_closed_ground
     );
 }
+
+#[test]
+fn a_villager_whose_spot_is_taken_on_the_way_mines_beside_it() {
+    // A faster knight, sent to the villager's spot at the mine, stands on it first. The villager
+    // asks for a spot again after a second held there (it walked into the knight for 6.7 s and
+    // through its body before `K_SPOT_TAKEN_AFTER_TICKS`).
+    let r = run("spot_taken_on_the_way");
+    r.nobody_stuck();
+    assert_eq!(
+        r.watch.overlap_onsets, 0,
+        "bodies nearer than the allowance: {:?}",
+        r.watch.deepest_overlap
+    );
+    let held = r.watch.longest_stall.as_ref().map_or(0, |s| s.ticks);
+    assert!(held <= 2 * 1000 / 16, "held {held} ticks at the taken spot");
+    assert!(r.gathered()[2] >= 10, "gold gathered: {:?}", r.gathered());
+    // Nobody standing is pushed: the knight stands where it was sent (it ended 0.4 tile off,
+    // walked through, before).
+    let rider = &r.world.state.units[1];
+    let sent = cohort_sim::Vec2::new(cohort_sim::fx_ratio(151, 10), cohort_sim::fx_ratio(21, 2));
+    assert!(
+        rider.position.distance(sent) < cohort_sim::fx_ratio(1, 20),
+        "the knight at {:?}",
+        rider.position
+    );
+}

@@ -12,13 +12,15 @@
 use super::patch::{part_beside, patch_of};
 use crate::grid::Keyed;
 use crate::nav::chase::K_WAITING_RINGS;
-use crate::nav::{
-    find_standing_spot, region_here, route_for, spot::stands_in, Approach, Ask, Spot,
-};
+use crate::nav::spot::{stands_in, K_ROUNDING};
+use crate::nav::survey::Body;
+use crate::nav::{find_standing_spot, region_here, route_for, Approach, Ask, Spot};
 use crate::position::{fx, Bounds, Fx, Tile, Vec2};
 use crate::ruleset::Good;
+use crate::walk::apart::{squared, K_KEEP_APART};
+use crate::walk::held::{held_on_a_new_walk, held_ticks};
 use crate::walk::{give_up, in_range, K_INSIDE};
-use crate::world::{find, EntityId, Order, UnitState, World, TICK_MS};
+use crate::world::{find, EntityId, Order, Progress, UnitState, World, TICK_MS};
 use std::collections::BTreeMap;
 
 /// A crew whose resource ran out looks this many tiles round it for another of the same kind.
@@ -28,6 +30,10 @@ pub const K_NEXT_RESOURCE_REACH: i32 = 8;
 /// A villager's walk to its spot ends at the spot, never earlier: its target's range is this far
 /// below touching (no body reaches that deep into what it works at).
 const K_AT_THE_SPOT: Fx = fx(-1);
+/// A worker held on its way to a spot on which a body now stands still asks for a spot again after
+/// this long (a second, as long as a walker waits before its detour), and once a second after
+/// (Cohort's choice, [`spot_taken_on_the_way`]).
+pub const K_SPOT_TAKEN_AFTER_TICKS: u64 = 1000 / TICK_MS as u64;
 
 pub fn run(world: &mut World) {
     let mut crews = Crews::of(world);
@@ -285,6 +291,63 @@ fn standing_round(world: &World, i: usize, ground: Bounds, radius: Fx, out: &mut
     );
 }
 
+/// Whether unit `i`, held on its walk to its spot, finds a body standing still on that spot
+/// (within a worker's width of it, as the standing-spot planner counts a spot taken, or nearer
+/// than it keeps apart from the worker): then its route is dropped and how it was getting on is
+/// returned, for the walk to its next spot ([`held_as_long`]). Looked at once every
+/// [`K_SPOT_TAKEN_AFTER_TICKS`] it is held.
+///
+/// Cohort's choice: a spot is chosen free of those standing still, but one may come to stand on it
+/// while the worker walks (a worker at the next resource, a soldier halting there), and nobody
+/// standing is pushed: the worker walked at it until it walked through. Asking again then keeps
+/// the spec's stable answer for every walk that gets on.
+fn spot_taken_on_the_way(world: &mut World, i: usize) -> Option<Progress> {
+    let u = &world.state.units[i];
+    let (Some(route), Some(spot)) = (&u.route, u.work_spot) else {
+        return None;
+    };
+    let held = held_ticks(route, world.state.tick);
+    if held < K_SPOT_TAKEN_AFTER_TICKS || !held.is_multiple_of(K_SPOT_TAKEN_AFTER_TICKS) {
+        return None;
+    }
+    let radius = world.rules().units[u.kind as usize].radius;
+    let room = radius * 2;
+    let me = u.id;
+    // The widest body of the ruleset (a ship, a trebuchet) keeps further apart than a worker's
+    // width.
+    let widest = world
+        .rules()
+        .units
+        .iter()
+        .map(|k| k.radius)
+        .max()
+        .unwrap_or(radius);
+    let reach = room.max((radius + widest) * K_KEEP_APART);
+    let on_spot = |b: &Body| {
+        let apart = i128::from(((radius + b.radius) * K_KEEP_APART).to_bits());
+        b.middle.chebyshev(spot) < room - K_ROUNDING || squared(b.middle - spot) < apart * apart
+    };
+    let taken = world
+        .caches
+        .survey
+        .near(spot, reach)
+        .any(|b| b.entity != me && !b.moving && on_spot(b));
+    if !taken {
+        return None;
+    }
+    world.state.units[i].route.take().map(|r| r.progress)
+}
+
+/// The walk unit `i` was just given to a new spot is held as long as the one whose spot was
+/// taken (`held`), so asking again never starts a held worker's detour, squeeze and walk
+/// through over.
+fn held_as_long(world: &mut World, i: usize, held: Option<Progress>) {
+    let u = &mut world.state.units[i];
+    if let (Some(old), Some(route)) = (held, u.route.as_mut()) {
+        route.progress = held_on_a_new_walk(&old, route, u.position);
+    }
+}
+
 /// Whether unit `i` stands at its work: its body within reach of `target`'s box.
 fn at_work(world: &World, i: usize, target: EntityId) -> bool {
     let u = &world.state.units[i];
@@ -306,11 +369,16 @@ fn gather(world: &mut World, crews: &mut Crews, i: usize, target: EntityId) {
         give_up(&mut world.state.units[i]);
         return;
     };
+    let mut held = None;
     if world.state.units[i].route.is_some() {
-        return;
+        held = spot_taken_on_the_way(world, i);
+        if held.is_none() {
+            return;
+        }
     }
     if !at_work(world, i, target) {
         approach(world, crews, i, target, true);
+        held_as_long(world, i, held);
         return;
     }
     let rk = &world.rules().resources[resource.kind as usize];
@@ -492,10 +560,16 @@ fn carry_to_drop(world: &mut World, crews: &mut Crews, i: usize) {
         .route
         .as_ref()
         .is_some_and(|r| r.target == Some(drop));
-    if !walking_there {
-        world.state.units[i].route = None;
-        approach(world, crews, i, drop, false);
+    let mut held = None;
+    if walking_there {
+        held = spot_taken_on_the_way(world, i);
+        if held.is_none() {
+            return;
+        }
     }
+    world.state.units[i].route = None;
+    approach(world, crews, i, drop, false);
+    held_as_long(world, i, held);
 }
 
 fn build(world: &mut World, crews: &mut Crews, i: usize, target: EntityId) {
@@ -507,11 +581,16 @@ fn build(world: &mut World, crews: &mut Crews, i: usize, target: EntityId) {
         give_up(&mut world.state.units[i]);
         return;
     }
+    let mut held = None;
     if world.state.units[i].route.is_some() {
-        return;
+        held = spot_taken_on_the_way(world, i);
+        if held.is_none() {
+            return;
+        }
     }
     if !at_work(world, i, target) {
         approach(world, crews, i, target, true);
+        held_as_long(world, i, held);
         return;
     }
     let u = &mut world.state.units[i];
