@@ -49,6 +49,24 @@ pub fn owner_bucket(owner: PlayerId) -> usize {
     usize::from(owner).min(K_OWNER_BUCKETS - 1)
 }
 
+/// The box of tiles that bodies are filed on (every unit's tile lies in it): `across` × `down`
+/// tiles from (`x0`, `y0`); empty with no units.
+#[derive(Clone, Copy, Debug, Default)]
+struct Filed {
+    x0: i32,
+    y0: i32,
+    across: i32,
+    down: i32,
+}
+
+impl Filed {
+    /// The place of tile (`x`, `y`), inside the box, in its row-by-row order (the map's order
+    /// too, so a run of the box's tiles holds bodies in (tile, entity) order).
+    fn index(&self, x: i32, y: i32) -> usize {
+        ((y - self.y0) * self.across + (x - self.x0)) as usize
+    }
+}
+
 /// Every body, sorted by (tile index, entity id).
 #[derive(Clone, Debug, Default)]
 pub struct Survey {
@@ -68,7 +86,10 @@ pub struct Survey {
     slots: Vec<u32>,
     /// Every unit in a formation, in entity order.
     members: Vec<Member>,
-    /// Where each tile's run of bodies begins (one more entry than tiles).
+    /// The box of tiles bodies are filed on.
+    filed: Filed,
+    /// Where the run of bodies of each tile of the box begins, row by row (one more entry than
+    /// tiles).
     starts: Vec<u32>,
     /// Scratch: each unit's tile while filing.
     tile_of: Vec<u32>,
@@ -82,23 +103,41 @@ pub struct Survey {
 
 impl Survey {
     /// Files every unit of the world. Units off the map are filed on the nearest edge tile.
-    /// A counting sort by tile: units are visited in id order, so each tile's run is in entity
-    /// order, and `starts` says where each tile's run begins.
+    /// A counting sort by tile over the box of tiles bodies stand on (never the whole map: one
+    /// knight on a 480 × 480 map spent its tick clearing and summing 230,400 tile counts): units
+    /// are visited in id order, so each tile's run is in entity order, and `starts` says where
+    /// each tile's run begins.
     pub fn file(&mut self, world: &World) {
         let grid: &Grid = world.grid();
         let rules = world.rules();
         self.width = grid.width();
         self.height = grid.height();
-        let tiles = (self.width.max(0) * self.height.max(0)) as usize;
-        self.starts.clear();
-        self.starts.resize(tiles + 1, 0);
         self.tile_of.clear();
+        let (mut lo, mut hi) = (Tile::new(i32::MAX, i32::MAX), Tile::new(i32::MIN, i32::MIN));
         for u in &world.state.units {
             let t = u.position.tile();
             let t = Tile::new(t.x.clamp(0, self.width - 1), t.y.clamp(0, self.height - 1));
-            let i = (t.y * self.width + t.x) as u32;
-            self.tile_of.push(i);
-            self.starts[i as usize + 1] += 1;
+            (lo.x, lo.y, hi.x, hi.y) = (lo.x.min(t.x), lo.y.min(t.y), hi.x.max(t.x), hi.y.max(t.y));
+            self.tile_of.push((t.y * self.width + t.x) as u32);
+        }
+        self.filed = if self.tile_of.is_empty() {
+            Filed::default()
+        } else {
+            Filed {
+                x0: lo.x,
+                y0: lo.y,
+                across: hi.x - lo.x + 1,
+                down: hi.y - lo.y + 1,
+            }
+        };
+        let tiles = (self.filed.across * self.filed.down) as usize;
+        self.starts.clear();
+        self.starts.resize(tiles + 1, 0);
+        for &i in &self.tile_of {
+            let k = self
+                .filed
+                .index(i as i32 % self.width, i as i32 / self.width);
+            self.starts[k + 1] += 1;
         }
         for k in 0..tiles {
             self.starts[k + 1] += self.starts[k];
@@ -127,8 +166,11 @@ impl Survey {
         self.spill = Fx::ZERO;
         for (i, u) in world.state.units.iter().enumerate() {
             let tile = self.tile_of[i];
-            let k = next[tile as usize];
-            next[tile as usize] += 1;
+            let at = self
+                .filed
+                .index(tile as i32 % self.width, tile as i32 / self.width);
+            let k = next[at];
+            next[at] += 1;
             self.slots[i] = k;
             self.spill = self.spill.max(self.outside_tile(tile, u.position));
             self.bodies[k as usize] = Body {
@@ -247,24 +289,31 @@ impl Survey {
 
     /// The bodies filed on one tile, in entity order.
     pub fn on_tile(&self, tile: u32) -> &[Body] {
-        let t = tile as usize;
-        if t + 1 >= self.starts.len() {
+        let (x, y) = (
+            tile as i64 % i64::from(self.width.max(1)),
+            tile as i64 / i64::from(self.width.max(1)),
+        );
+        let f = &self.filed;
+        let inside = (i64::from(f.x0)..i64::from(f.x0 + f.across)).contains(&x)
+            && (i64::from(f.y0)..i64::from(f.y0 + f.down)).contains(&y);
+        if !inside {
             return &[];
         }
+        let t = f.index(x as i32, y as i32);
         &self.bodies[self.starts[t] as usize..self.starts[t + 1] as usize]
     }
 
     /// The bodies filed on tiles from `min` to `max` (inclusive, clipped to the map), row by row:
     /// one run of the array per row.
     pub fn in_tiles(&self, min: Tile, max: Tile) -> impl Iterator<Item = &Body> + '_ {
-        let (x0, x1) = (min.x.max(0), max.x.min(self.width - 1));
-        let (y0, y1) = (min.y.max(0), max.y.min(self.height - 1));
+        // Clipped to the box bodies are filed in (within the map).
+        let f = &self.filed;
+        let (x0, x1) = (min.x.max(f.x0), max.x.min(f.x0 + f.across - 1));
+        let (y0, y1) = (min.y.max(f.y0), max.y.min(f.y0 + f.down - 1));
         let rows = if x0 > x1 || y0 > y1 { 0..0 } else { y0..y1 + 1 };
         rows.flat_map(move |y| {
-            let lo = (y * self.width + x0) as u32;
-            let hi = (y * self.width + x1) as u32;
-            let a = self.starts[lo as usize] as usize;
-            let b = self.starts[hi as usize + 1] as usize;
+            let a = self.starts[f.index(x0, y)] as usize;
+            let b = self.starts[f.index(x1, y) + 1] as usize;
             self.bodies[a..b].iter()
         })
     }
