@@ -60,6 +60,29 @@ struct Filed {
 }
 
 impl Filed {
+    /// Whether (`x`, `y`) lies in the box.
+    fn contains(&self, x: i32, y: i32) -> bool {
+        (self.x0..self.x0 + self.across).contains(&x) && (self.y0..self.y0 + self.down).contains(&y)
+    }
+
+    /// The box of [`K_OWNER_PATCH`]-tile patches holding this box of tiles (empty when it is).
+    fn patches(&self) -> Filed {
+        if self.across <= 0 || self.down <= 0 {
+            return Filed::default();
+        }
+        let (x0, y0) = (self.x0 / K_OWNER_PATCH, self.y0 / K_OWNER_PATCH);
+        let (x1, y1) = (
+            (self.x0 + self.across - 1) / K_OWNER_PATCH,
+            (self.y0 + self.down - 1) / K_OWNER_PATCH,
+        );
+        Filed {
+            x0,
+            y0,
+            across: x1 - x0 + 1,
+            down: y1 - y0 + 1,
+        }
+    }
+
     /// The place of tile (`x`, `y`), inside the box, in its row-by-row order (the map's order
     /// too, so a run of the box's tiles holds bodies in (tile, entity) order).
     fn index(&self, x: i32, y: i32) -> usize {
@@ -70,11 +93,12 @@ impl Filed {
 /// Every body, sorted by (tile index, entity id).
 #[derive(Clone, Debug, Default)]
 pub struct Survey {
-    /// For each patch of [`K_OWNER_PATCH`] tiles square, row by row, the owners of the bodies
-    /// filed on its tiles (an owner past the eighth counts as every player).
+    /// For each patch of [`K_OWNER_PATCH`] tiles square in the box of patches the bodies are
+    /// filed in, row by row, the owners of the bodies filed on its tiles (an owner past the
+    /// eighth counts as every player).
     owners: Vec<u8>,
-    /// Patches across the map.
-    patches_across: i32,
+    /// The box of patches bodies are filed in (in patches, not tiles).
+    patched: Filed,
     /// The bodies filed again by owner and patch, for looks for an enemy: the slots (in
     /// `bodies`) of those of owner bucket `o` (a player below [`K_OWNER_BUCKETS`]` - 1`, every
     /// other owner in the last) in patch `k` are `by_owner[owner_starts[o * patches + k]..]` up
@@ -142,20 +166,19 @@ impl Survey {
         for k in 0..tiles {
             self.starts[k + 1] += self.starts[k];
         }
-        self.patches_across = (self.width.max(0) + K_OWNER_PATCH - 1) / K_OWNER_PATCH;
-        let patches_down = (self.height.max(0) + K_OWNER_PATCH - 1) / K_OWNER_PATCH;
+        self.patched = self.filed.patches();
         self.owners.clear();
         self.owners
-            .resize((self.patches_across * patches_down).max(0) as usize, 0);
+            .resize((self.patched.across * self.patched.down) as usize, 0);
         for (i, u) in world.state.units.iter().enumerate() {
             let t = self.tile_of[i] as i32;
             let (x, y) = (t % self.width, t / self.width);
-            let patch = (y / K_OWNER_PATCH) * self.patches_across + x / K_OWNER_PATCH;
+            let patch = self.patched.index(x / K_OWNER_PATCH, y / K_OWNER_PATCH);
             let bit = match PlayerMask::of(u.owner) {
                 PlayerMask::NONE => u8::MAX,
                 m => m.0,
             };
-            self.owners[patch as usize] |= bit;
+            self.owners[patch] |= bit;
         }
         let mut next = self.starts.clone();
         self.bodies.clear();
@@ -201,15 +224,15 @@ impl Survey {
     /// Files the bodies again by owner bucket and patch, keeping their order (a counting sort).
     fn file_by_owner(&mut self) {
         let patches = self.owners.len();
-        let key = |b: &Body, width: i32, across: i32| {
+        let key = |b: &Body, width: i32, patched: &Filed| {
             let t = b.tile as i32;
-            let patch = (t / width / K_OWNER_PATCH) * across + (t % width) / K_OWNER_PATCH;
-            owner_bucket(b.owner) * patches + patch as usize
+            let patch = patched.index((t % width) / K_OWNER_PATCH, (t / width) / K_OWNER_PATCH);
+            owner_bucket(b.owner) * patches + patch
         };
         self.owner_starts.clear();
         self.owner_starts.resize(K_OWNER_BUCKETS * patches + 1, 0);
         for b in &self.bodies {
-            self.owner_starts[key(b, self.width, self.patches_across) + 1] += 1;
+            self.owner_starts[key(b, self.width, &self.patched) + 1] += 1;
         }
         for k in 0..K_OWNER_BUCKETS * patches {
             self.owner_starts[k + 1] += self.owner_starts[k];
@@ -218,30 +241,17 @@ impl Survey {
         self.by_owner.clear();
         self.by_owner.resize(self.bodies.len(), 0);
         for (slot, b) in self.bodies.iter().enumerate() {
-            let k = key(b, self.width, self.patches_across);
+            let k = key(b, self.width, &self.patched);
             self.by_owner[next[k] as usize] = slot as u32;
             next[k] += 1;
         }
     }
 
-    /// Patches across and down the map ([`K_OWNER_PATCH`]).
-    pub fn patches(&self) -> (i32, i32) {
-        let across = self.patches_across;
-        let down = if across == 0 {
-            0
-        } else {
-            self.owners.len() as i32 / across
-        };
-        (across, down)
-    }
-
     /// The bodies of owner bucket `bucket` ([`owner_bucket`]) filed in patch (`px`, `py`), in
-    /// (tile, entity) order; none off the map.
+    /// (tile, entity) order; none off the map (nor in a patch no body is filed near).
     pub fn owned_in_patch(&self, bucket: usize, px: i32, py: i32) -> impl Iterator<Item = &Body> {
-        let (across, down) = self.patches();
-        let on_map = (0..across).contains(&px) && (0..down).contains(&py);
-        let run = if on_map && bucket < K_OWNER_BUCKETS {
-            let k = bucket * self.owners.len() + (py * across + px) as usize;
+        let run = if self.patched.contains(px, py) && bucket < K_OWNER_BUCKETS {
+            let k = bucket * self.owners.len() + self.patched.index(px, py);
             self.owner_starts[k] as usize..self.owner_starts[k + 1] as usize
         } else {
             0..0
@@ -326,11 +336,19 @@ impl Survey {
         if x0 > x1 || y0 > y1 {
             return PlayerMask::NONE;
         }
+        let f = &self.patched;
+        let (px0, px1) = (
+            (x0 / K_OWNER_PATCH).max(f.x0),
+            (x1 / K_OWNER_PATCH).min(f.x0 + f.across - 1),
+        );
+        let (py0, py1) = (
+            (y0 / K_OWNER_PATCH).max(f.y0),
+            (y1 / K_OWNER_PATCH).min(f.y0 + f.down - 1),
+        );
         let mut mask = 0u8;
-        for py in y0 / K_OWNER_PATCH..=y1 / K_OWNER_PATCH {
-            let row = (py * self.patches_across) as usize;
-            for px in x0 / K_OWNER_PATCH..=x1 / K_OWNER_PATCH {
-                mask |= self.owners[row + px as usize];
+        for py in py0..=py1 {
+            for px in px0..=px1 {
+                mask |= self.owners[f.index(px, py)];
             }
         }
         PlayerMask(mask)
@@ -379,12 +397,53 @@ mod tests {
         let ids = |o: usize, px: i32, py: i32| -> Vec<u8> {
             s.owned_in_patch(o, px, py).map(|b| b.owner).collect()
         };
-        assert_eq!(s.patches(), (5, 3));
         assert_eq!(ids(0, 0, 0), vec![0]);
         assert_eq!(ids(1, 0, 0), Vec::<u8>::new());
         assert_eq!(ids(1, 2, 0), vec![1]);
         assert_eq!(ids(2, 4, 2), vec![2]);
         assert_eq!(ids(2, 5, 2), Vec::<u8>::new(), "off the map");
         assert_eq!(ids(K_OWNER_BUCKETS, 0, 0), Vec::<u8>::new());
+    }
+
+    #[test]
+    fn only_the_box_bodies_stand_in_is_filed() {
+        let rules = Arc::new(Ruleset::default_rules());
+        let grid = Grid::new(&rules, 100, 90, rules.terrain("grass").unwrap());
+        let players = vec![Player::new(0, 0), Player::new(1, 1)];
+        let mut w = World::new(rules.clone(), grid, players, 1);
+        let militia = rules.unit_kind("militia").unwrap();
+        let a = w.spawn_unit(militia, 0, Vec2::new(fx(41), fx(50)));
+        let b = w.spawn_unit(militia, 1, Vec2::new(fx(57), fx(52)));
+        let c = w.spawn_unit(militia, 1, Vec2::new(fx(41), fx(50)));
+        let mut s = Survey::default();
+        s.file(&w);
+        let t = Tile::new;
+        let everyone: Vec<EntityId> = s.in_tiles(t(0, 0), t(99, 89)).map(|x| x.entity).collect();
+        assert_eq!(everyone, vec![a, c, b], "by tile, then entity");
+        assert_eq!(s.in_tiles(t(0, 0), t(40, 89)).count(), 0);
+        assert_eq!(s.in_tiles(t(42, 0), t(56, 89)).count(), 0);
+        assert_eq!(s.in_tiles(t(57, 52), t(57, 52)).count(), 1);
+        let tile = |x: u32, y: u32| y * 100 + x;
+        assert_eq!(s.on_tile(tile(41, 50)).len(), 2);
+        assert!(s.on_tile(tile(0, 0)).is_empty());
+        assert!(s.on_tile(tile(99, 89)).is_empty());
+        assert!(s.on_tile(u32::MAX).is_empty());
+        assert_eq!(s.near(Vec2::new(fx(57), fx(52)), fx(1)).count(), 1);
+        assert_eq!(s.owners_in(t(0, 0), t(99, 89)).0, 0b11);
+        assert_eq!(s.owners_in(t(0, 0), t(39, 89)), PlayerMask::NONE);
+        assert_eq!(s.owners_in(t(56, 0), t(99, 89)), PlayerMask::of(1));
+        let owned = |o: usize, px: i32, py: i32| s.owned_in_patch(o, px, py).count();
+        assert_eq!(owned(0, 5, 6), 1);
+        assert_eq!(owned(1, 5, 6), 1);
+        assert_eq!(owned(1, 7, 6), 1);
+        assert_eq!(owned(1, 0, 0), 0);
+        assert_eq!(owned(1, 12, 11), 0);
+        let grass = rules.terrain("grass").unwrap();
+        let nobody = World::new(rules.clone(), Grid::new(&rules, 30, 30, grass), vec![], 1);
+        s.file(&nobody);
+        assert_eq!(s.in_tiles(t(0, 0), t(29, 29)).count(), 0);
+        assert!(s.on_tile(0).is_empty());
+        assert_eq!(s.owners_in(t(0, 0), t(29, 29)), PlayerMask::NONE);
+        assert_eq!(s.owned_in_patch(0, 0, 0).count(), 0);
     }
 }
