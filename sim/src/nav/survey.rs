@@ -158,10 +158,8 @@ impl Survey {
         self.starts.clear();
         self.starts.resize(tiles + 1, 0);
         for &i in &self.tile_of {
-            let k = self
-                .filed
-                .index(i as i32 % self.width, i as i32 / self.width);
-            self.starts[k + 1] += 1;
+            let (x, y) = self.xy(i);
+            self.starts[self.filed.index(x, y) + 1] += 1;
         }
         for k in 0..tiles {
             self.starts[k + 1] += self.starts[k];
@@ -171,8 +169,7 @@ impl Survey {
         self.owners
             .resize((self.patched.across * self.patched.down) as usize, 0);
         for (i, u) in world.state.units.iter().enumerate() {
-            let t = self.tile_of[i] as i32;
-            let (x, y) = (t % self.width, t / self.width);
+            let (x, y) = self.xy(self.tile_of[i]);
             let patch = self.patched.index(x / K_OWNER_PATCH, y / K_OWNER_PATCH);
             let bit = match PlayerMask::of(u.owner) {
                 PlayerMask::NONE => u8::MAX,
@@ -189,9 +186,8 @@ impl Survey {
         self.spill = Fx::ZERO;
         for (i, u) in world.state.units.iter().enumerate() {
             let tile = self.tile_of[i];
-            let at = self
-                .filed
-                .index(tile as i32 % self.width, tile as i32 / self.width);
+            let (x, y) = self.xy(tile);
+            let at = self.filed.index(x, y);
             let k = next[at];
             next[at] += 1;
             self.slots[i] = k;
@@ -282,10 +278,17 @@ impl Survey {
         }
     }
 
+    /// Tile `tile`'s (its index's) column and row; a row past the map's for an index past it.
+    fn xy(&self, tile: u32) -> (i32, i32) {
+        let t = i32::try_from(tile).unwrap_or(i32::MAX);
+        let width = self.width.max(1);
+        (t % width, t / width)
+    }
+
     /// How far `p` lies outside tile `tile` (its index), box distance; zero on it.
     fn outside_tile(&self, tile: u32, p: Vec2) -> Fx {
-        let t = tile as i32;
-        let (x, y) = (Fx::from_num(t % self.width), Fx::from_num(t / self.width));
+        let (x, y) = self.xy(tile);
+        let (x, y) = (Fx::from_num(x), Fx::from_num(y));
         let half = fx_ratio(1, 2);
         ((p.x - x).abs() - half)
             .max((p.y - y).abs() - half)
@@ -299,17 +302,11 @@ impl Survey {
 
     /// The bodies filed on one tile, in entity order.
     pub fn on_tile(&self, tile: u32) -> &[Body] {
-        let (x, y) = (
-            tile as i64 % i64::from(self.width.max(1)),
-            tile as i64 / i64::from(self.width.max(1)),
-        );
-        let f = &self.filed;
-        let inside = (i64::from(f.x0)..i64::from(f.x0 + f.across)).contains(&x)
-            && (i64::from(f.y0)..i64::from(f.y0 + f.down)).contains(&y);
-        if !inside {
+        let (x, y) = self.xy(tile);
+        if !self.filed.contains(x, y) {
             return &[];
         }
-        let t = f.index(x as i32, y as i32);
+        let t = self.filed.index(x, y);
         &self.bodies[self.starts[t] as usize..self.starts[t + 1] as usize]
     }
 
