@@ -313,6 +313,29 @@ fn a_rider_between_its_place_and_its_target_gets_on() {
 }
 
 #[test]
+fn a_mangonel_jostled_in_a_melee_gets_through() {
+    // Jostled an eighth of a tile nearer its walk's first corner every few seconds, a mangonel
+    // in the melee before the enemy town centre began its squeeze afresh each time and stood
+    // 10.3 s: the squeeze and the walk through count from its last stride (half a tile).
+    kept_apart_and_nobody_stuck("soak_418_a_mangonel_jostled_in_a_melee");
+}
+
+#[test]
+fn two_armies_through_one_gap_nobody_stalls() {
+    // A walk through that ended a tile on, inside the jam at the gap's mouth, held a knight
+    // again at once: it stood 10.5 s. A walk through ends clear of everyone.
+    kept_apart_and_nobody_stuck("soak_555_two_armies_through_one_gap");
+}
+
+#[test]
+fn mangonels_across_a_mangonel_formation_nobody_stalls() {
+    // A mangonel walking through a jam turned at every detour between two ways round a wood,
+    // each round the bodies about it, and stood 11.3 s. Walking through, a detour goes round
+    // the ground alone.
+    kept_apart_and_nobody_stuck("soak_469_mangonels_cross_a_mangonel_formation");
+}
+
+#[test]
 fn mangonels_in_formation_pass_a_gate_beside_its_wall() {
     // Three mangonels had stood 300 s pressed against the cliff beside the gate: their lines
     // were pulled straight for the whole box, the walk steps a box K_BODY_SLACK inside it.

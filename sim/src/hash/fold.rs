@@ -329,6 +329,8 @@ impl Fold for Progress {
             squeeze_from,
             through,
             anchor,
+            strode_from,
+            strode,
         } = self;
         m.word(
             u64::from(*corners)
@@ -341,6 +343,8 @@ impl Fold for Progress {
         fold_some(detoured, m);
         fold_some(squeeze_from, m);
         anchor.fold(m);
+        strode_from.fold(m);
+        strode.fold(m);
     }
 }
 

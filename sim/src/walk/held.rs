@@ -6,7 +6,11 @@
 //! step crowds someone, carriers leaving a mine jam against those coming in, a walker whose
 //! straight way runs into units on hold wedges between them. Each walk keeps how it is getting
 //! on ([`crate::world::Progress`]): it gets on when it comes [`K_PROGRESS`] nearer its first
-//! corner, or reaches a corner. Held longer, it does more, in this order:
+//! corner, or reaches a corner, or stands [`K_HEADWAY`] from where it last got on (headway); it
+//! strides when it stands [`K_HEADWAY`] from where it last strode. Held longer, it does more, in
+//! this order (the detour counts from when it last got on; the squeeze and the walk through
+//! from its last stride, as the watch counts a stall, so a walker jostled an eighth of a tile
+//! nearer its corner now and then in a melee still gets through):
 //!
 //! 1. after [`K_DETOUR_AFTER_TICKS`] it makes a **detour**: it plans again from where it stands
 //!    with the tiles of the bodies about it (within [`K_DETOUR_REACH`]) and of the units standing
@@ -15,13 +19,14 @@
 //!    held up by units is not ground closing). No way round, or one from which the goal the
 //!    walk reaches is shut out and that ends further than [`K_SHUT_OUT_REACH`] off, keeps the
 //!    walk it has.
-//! 2. after [`K_SQUEEZE_AFTER_TICKS`] it **squeezes** past those on the move: it keeps only
-//!    [`K_SQUEEZE_APART`] of their radii from walkers (still the whole allowance from anyone
-//!    standing: nobody standing is pushed), until it gets on again.
-//! 3. held still [`K_THROUGH_AFTER_TICKS`] while squeezing, it **walks through** everyone about
-//!    it, keeping apart from nobody (a walk to something: from nobody but that target),
-//!    until the squeeze ends (nobody is pushed: it is the one that moves; the ground still
-//!    holds it).
+//! 2. after [`K_SQUEEZE_AFTER_TICKS`] with no stride it **squeezes** past those on the move:
+//!    it keeps only [`K_SQUEEZE_APART`] of their radii from walkers (still the whole allowance
+//!    from anyone standing: nobody standing is pushed), until it stands [`K_SQUEEZE_THROUGH`]
+//!    from where the squeeze began.
+//! 3. after [`K_THROUGH_AFTER_TICKS`] with no stride, squeezing, it **walks through** everyone
+//!    about it, keeping apart from nobody (a walk to something: from nobody but that target),
+//!    until the squeeze ends and it stands clear of everyone (nobody is pushed: it is the one
+//!    that moves; the ground still holds it). A detour meanwhile goes round the ground alone.
 //!
 //! Every tick also, movers meeting head-on both turn to the same side (their right:
 //! [`crate::walk::Stepper::keep_apart`]), so two walkers coming at each other pass rather than
@@ -45,7 +50,7 @@ pub const K_DETOUR_AFTER_TICKS: u64 = 1000 / TICK_MS as u64;
 /// At most one detour this often (two seconds), so a held walker plans at most half as often as
 /// a chaser.
 pub const K_DETOUR_EVERY_TICKS: u64 = 2000 / TICK_MS as u64;
-/// A walker held this long (three seconds) squeezes past those on the move.
+/// A walker with no stride this long (three seconds) squeezes past those on the move.
 pub const K_SQUEEZE_AFTER_TICKS: u64 = 3000 / TICK_MS as u64;
 /// A detour treats the tiles of the bodies within this many tiles of the walker as closed.
 pub const K_DETOUR_REACH: Fx = fx(2);
@@ -57,7 +62,7 @@ pub const K_SHUT_OUT_REACH: Fx = fx(4);
 /// squeezes past traffic, never through its own group (which the spec's rules stop round their
 /// point).
 pub const K_SAME_WAY: Fx = fx(3);
-/// A walker held this long (six seconds, squeezing since the third) walks through:
+/// A walker with no stride this long (six seconds, squeezing since the third) walks through:
 /// it keeps apart from nobody, walkers or standing, enemies or friends, until it stands
 /// [`K_SQUEEZE_THROUGH`] from where the squeeze began (Cohort's last resort: bodies packed round
 /// a walker, an enemy formation formed up about it or a jam no side can give way in, hold it
@@ -74,16 +79,24 @@ pub fn held_ticks(route: &Route, now: u64) -> u64 {
     now.saturating_sub(route.progress.since)
 }
 
+/// How many ticks the walker on `route` has not strode, at tick `now`: what its squeeze and its
+/// walk through count (Cohort's choice: coming an eighth of a tile nearer a corner now and then,
+/// as the crowd jostled it, held a mangonel in a melee 10.3 s while the squeeze waited on a
+/// clock that kept starting afresh).
+pub fn still_ticks(route: &Route, now: u64) -> u64 {
+    now.saturating_sub(route.progress.strode)
+}
+
 /// Whether the walker on `route` squeezes past those on the move this tick.
 pub fn squeezes(route: &Route, now: u64) -> bool {
-    route.progress.squeeze_from.is_some() || held_ticks(route, now) >= K_SQUEEZE_AFTER_TICKS
+    route.progress.squeeze_from.is_some() || still_ticks(route, now) >= K_SQUEEZE_AFTER_TICKS
 }
 
 /// A squeeze (and a walk through) lasts until the walker stands this far from where it began
 /// (a tile).
 pub const K_SQUEEZE_THROUGH: Fx = fx(1);
 /// A walker also gets on when it stands this far from where it last got on (half a tile, the
-/// watch's `K_STALL_REACH`): so a walker threading a crowd by a detour's many close corners
+/// watch's `K_STALL_REACH`), and strides when it stands this far from where it last strode: so a walker threading a crowd by a detour's many close corners
 /// gets on, and one jostled to and fro on the spot does not.
 pub const K_HEADWAY: Fx = fx_ratio(1, 2);
 
@@ -95,14 +108,16 @@ fn at_least(v: Vec2, d: Fx) -> bool {
 
 /// Notes where the walker on `route` stands after its step at tick `now`: it got on if it came
 /// [`K_PROGRESS`] nearer the first corner it had when it last got on, or stands [`K_HEADWAY`]
-/// from where it last got on (after a detour: no further from its goal). A new first corner is no headway by itself (a detour's first may
-/// be where the walker stands, and walkers held on the spot turn from corner to corner). Held
-/// [`K_SQUEEZE_AFTER_TICKS`], it begins to squeeze; held [`K_THROUGH_AFTER_TICKS`], it walks
-/// through (a walk to something, everyone but that target: [`super::apart::Through`]);
-/// both until it stands [`K_SQUEEZE_THROUGH`] from where the squeeze began. A chase planned
-/// again to the same place keeps how it was getting on (`tick::combat`), so a soldier's new
-/// corners are no headway either.
-pub fn note(route: &mut Route, at: Vec2, now: u64) {
+/// from where it last got on (after a detour: no further from its goal); it strode if it stands
+/// [`K_HEADWAY`] from where it last strode (the same proviso). A new first corner is no headway
+/// by itself (a detour's first may be where the walker stands, and walkers held on the spot
+/// turn from corner to corner). With no stride for [`K_SQUEEZE_AFTER_TICKS`], it begins to
+/// squeeze; for [`K_THROUGH_AFTER_TICKS`], it walks through (a walk to something, everyone but
+/// that target: [`super::apart::Through`]); both until it stands [`K_SQUEEZE_THROUGH`] from
+/// where the squeeze began (a walk through: and stands `clear` of everyone,
+/// [`clear_of_all`]). A chase planned again to the same place keeps how it was getting on
+/// (`tick::combat`), so a soldier's new corners are no headway either.
+pub fn note(route: &mut Route, at: Vec2, now: u64, clear: bool) {
     let Some(&corner) = route.waypoints.first() else {
         return;
     };
@@ -111,13 +126,13 @@ pub fn note(route: &mut Route, at: Vec2, now: u64) {
     let goal = route.goal;
     let p = &mut route.progress;
     if let Some(from) = p.squeeze_from {
-        if at_least(at - from, K_SQUEEZE_THROUGH) {
+        if at_least(at - from, K_SQUEEZE_THROUGH) && (clear || !p.through) {
             p.squeeze_from = None;
             p.through = false;
-        } else if now.saturating_sub(p.since) >= K_THROUGH_AFTER_TICKS {
+        } else if now.saturating_sub(p.strode) >= K_THROUGH_AFTER_TICKS {
             p.through = true;
         }
-    } else if now.saturating_sub(p.since) >= K_SQUEEZE_AFTER_TICKS {
+    } else if now.saturating_sub(p.strode) >= K_SQUEEZE_AFTER_TICKS {
         p.squeeze_from = Some(at);
     }
     let nearer = corners == p.corners && p.nearest.saturating_sub(d) >= K_PROGRESS;
@@ -132,6 +147,30 @@ pub fn note(route: &mut Route, at: Vec2, now: u64) {
         p.anchor = at;
         p.since = now;
     }
+    // A stride is headway from where it last strode, not from where it last got on: coming an
+    // eighth of a tile nearer its corner now and then, it has got on, but not strode.
+    let strode = at_least(at - p.strode_from, K_HEADWAY)
+        && (p.detoured.is_none()
+            || super::apart::squared(at - goal) <= super::apart::squared(p.strode_from - goal));
+    if strode {
+        p.strode_from = at;
+        p.strode = now;
+    }
+}
+
+/// Whether unit `i`, standing at `at`, stands clear of everyone: nobody nearer than keep-apart
+/// allows ([`super::K_KEEP_APART`] of their radii). A walk through ends only there (Cohort's
+/// choice): one that ended a tile on, inside the jam, held the walker again at once, six
+/// seconds more for every tile (a knight in a stream of two armies through a one-tile gap
+/// between two woods stood 12 s).
+pub fn clear_of_all(world: &World, i: usize, at: Vec2) -> bool {
+    let u = &world.state.units[i];
+    let radius = world.rules().units[u.kind as usize].radius;
+    let reach = (radius + super::widest(world)) * super::K_KEEP_APART;
+    world.caches.survey.near(at, reach).all(|b| {
+        let a = i128::from(((radius + b.radius) * super::K_KEEP_APART).to_bits());
+        b.entity == u.id || super::apart::squared(b.middle - at) >= a * a
+    })
 }
 
 /// Whether the walker on `route`, standing at `at`, is due a detour at tick `now`. Never near
@@ -149,8 +188,15 @@ pub fn due_detour(u: &crate::world::Unit, route: &Route, at: Vec2, now: u64) -> 
 /// Unit `i`, held at `at` on `route`, plans a detour round the bodies about it (see the module).
 /// The new walk keeps the old one's order-wide figures (replans, legs, speed cap) and how long it has
 /// been held; with no way round, the old walk stays. Counts a replan.
+///
+/// A walker walking through keeps apart from nobody, so its detour goes round the ground alone
+/// (Cohort's choice): no body's tile is closed to it and its short way passes everyone. A way
+/// round the bodies about it only turned it from the way it walked through: a mangonel in a jam
+/// between two ways round a wood turned from one to the other at every detour, to and fro on
+/// the spot.
 pub fn detour(world: &mut World, i: usize, route: &mut Route, at: Vec2) {
     let now = world.state.tick;
+    let through = route.progress.through;
     route.progress.detoured = Some(now);
     let u = &world.state.units[i];
     let me = u.id;
@@ -168,6 +214,7 @@ pub fn detour(world: &mut World, i: usize, route: &mut Route, at: Vec2) {
     };
     let mut blocked: Vec<Tile> = survey
         .near(at, K_DETOUR_REACH)
+        .filter(|_| !through)
         .filter(others)
         .filter(|b| b.moving && !stacked(b))
         .map(|b| b.middle.tile())
@@ -179,8 +226,10 @@ pub fn detour(world: &mut World, i: usize, route: &mut Route, at: Vec2) {
     let grid = world.grid();
     let key = world.key_of(u);
     let taken = |t: Tile| {
-        grid.index(t)
-            .is_some_and(|k| survey.on_tile(k as u32).iter().any(|b| others(&b)))
+        !through
+            && grid
+                .index(t)
+                .is_some_and(|k| survey.on_tile(k as u32).iter().any(|b| others(&b)))
     };
     let here = at.tile();
     let start = if taken(here) {
@@ -238,7 +287,7 @@ pub fn detour(world: &mut World, i: usize, route: &mut Route, at: Vec2) {
     let target = route.target;
     let way = {
         let s = stepper(world, i, route);
-        short_way(&s, at, corner, |b| Some(b.entity) == target)
+        short_way(&s, at, corner, |b| through || Some(b.entity) == target)
     };
     if let Some(way) = way {
         if way.last() == Some(&corner) {

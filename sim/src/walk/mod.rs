@@ -103,7 +103,8 @@ pub fn walk_all(world: &mut World) {
         let now = world.state.tick;
         let at = match outcome {
             Outcome::Walking { at, ring } => {
-                held::note(&mut route, at, now);
+                let clear = !route.progress.through || held::clear_of_all(world, i, at);
+                held::note(&mut route, at, now, clear);
                 if held::due_detour(&world.state.units[i], &route, at, now) {
                     held::detour(world, i, &mut route, at);
                 }

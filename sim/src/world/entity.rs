@@ -122,6 +122,14 @@ pub struct Progress {
     /// Where it stood when it last got on.
     #[serde(default)]
     pub anchor: Vec2,
+    /// Where it stood when it last strode: stood `K_HEADWAY` from where it strode before.
+    #[serde(default)]
+    pub strode_from: Vec2,
+    /// The tick it last strode: coming an eighth of a tile nearer its corner is getting on, not
+    /// a stride, so a walker jostled forward a little at a time still squeezes and walks through
+    /// (`crate::walk::held`).
+    #[serde(default)]
+    pub strode: u64,
 }
 
 impl Default for Progress {
@@ -134,6 +142,8 @@ impl Default for Progress {
             squeeze_from: None,
             through: false,
             anchor: Vec2::ZERO,
+            strode_from: Vec2::ZERO,
+            strode: 0,
         }
     }
 }
@@ -143,6 +153,7 @@ impl Progress {
     pub fn from(tick: u64) -> Progress {
         Progress {
             since: tick,
+            strode: tick,
             ..Progress::default()
         }
     }
