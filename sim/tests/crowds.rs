@@ -336,6 +336,13 @@ fn mangonels_across_a_mangonel_formation_nobody_stalls() {
 }
 
 #[test]
+fn a_scout_keeps_its_waiting_place() {
+    // Every place round its target taken, a scout took the waiting place on the other side of
+    // the target at every replan and walked to and fro between the two for 13 s.
+    kept_apart_and_nobody_stuck("soak_576_a_scout_between_two_waiting_places");
+}
+
+#[test]
 fn mangonels_in_formation_pass_a_gate_beside_its_wall() {
     // Three mangonels had stood 300 s pressed against the cliff beside the gate: their lines
     // were pulled straight for the whole box, the walk steps a box K_BODY_SLACK inside it.

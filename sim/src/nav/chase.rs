@@ -259,22 +259,31 @@ fn place_round(
     // standing spots are chosen "so the answer stays stable while they walk": asked again from
     // a step further on, the nearest free point of the edge may be another, and a chaser in a
     // crowd turned from one to the other every half second).
-    let kept = u
+    let walked_to = u
         .route
         .as_ref()
         .filter(|r| r.target == Some(target) && !r.settle)
         .map(|r| r.goal)
         .filter(|&p| {
             !taken.iter().any(|t| t.chebyshev(p) < room - K_ROUNDING)
-                && reach_gap(&Bounds::around(p, radius), tbox) <= range
                 && stands_in(world, key, region, p, radius)
         });
-    if let Some(p) = kept {
+    let gap = |p: Vec2| reach_gap(&Bounds::around(p, radius), tbox);
+    if let Some(p) = walked_to.filter(|&p| gap(p) <= range) {
         return Some((p, false));
     }
+    // So is a waiting place it walks to, still free and within the waiting rings, while no place
+    // to fight from is free (Cohort's choice, as above: asked again every half second from a
+    // step further on, a scout walking to a waiting place took the one on the other side of
+    // its target each time, and walked to and fro between the two for 13 s).
+    let waiting_at = walked_to
+        .filter(|&p| gap(p) > range && gap(p) <= range + room * Fx::from_num(K_WAITING_RINGS));
     let mut outside = range.max(Fx::ZERO) + radius - K_INSIDE;
     for ring in 0..=K_WAITING_RINGS {
         let waits = ring > 0;
+        if let Some(p) = waiting_at.filter(|_| waits) {
+            return Some((p, true));
+        }
         let approach = Approach {
             ground: *tbox,
             from: u.position,
