@@ -140,9 +140,12 @@ pub fn note(route: &mut Route, at: Vec2, now: u64, clear: bool) {
     let nearer = corners == p.corners && p.nearest.saturating_sub(d) >= K_PROGRESS;
     // Headway after a detour leads somewhere: a walker whose detour's corner lay behind it, and
     // that stepped back to it and forth again on the spot, does not get on.
-    let headway = at_least(at - p.anchor, K_HEADWAY)
-        && (p.detoured.is_none()
-            || super::apart::squared(at - goal) <= super::apart::squared(p.anchor - goal));
+    let detoured = p.detoured.is_some();
+    let headway_from = |from: Vec2| {
+        at_least(at - from, K_HEADWAY)
+            && (!detoured || super::apart::squared(at - goal) <= super::apart::squared(from - goal))
+    };
+    let headway = headway_from(p.anchor);
     if nearer || headway {
         p.nearest = d;
         p.corners = corners;
@@ -151,10 +154,7 @@ pub fn note(route: &mut Route, at: Vec2, now: u64, clear: bool) {
     }
     // A stride is headway from where it last strode, not from where it last got on: coming an
     // eighth of a tile nearer its corner now and then, it has got on, but not strode.
-    let strode = at_least(at - p.strode_from, K_HEADWAY)
-        && (p.detoured.is_none()
-            || super::apart::squared(at - goal) <= super::apart::squared(p.strode_from - goal));
-    if strode {
+    if headway_from(p.strode_from) {
         p.strode_from = at;
         p.strode = now;
     }
