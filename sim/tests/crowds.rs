@@ -336,6 +336,14 @@ fn mangonels_across_a_mangonel_formation_nobody_stalls() {
 }
 
 #[test]
+fn an_attack_mover_whose_fight_ends_in_a_jam_gets_through() {
+    // Held in a melee, an attack-mover whose fight ended there set off on to its point with a
+    // fresh walk, its squeeze and walk through begun afresh, and stood 13.1 s: the walk on is
+    // held as long as the walk to the fight was.
+    kept_apart_and_nobody_stuck("soak_528_an_attack_mover_whose_fight_ends_in_a_jam");
+}
+
+#[test]
 fn a_scout_keeps_its_waiting_place() {
     // Every place round its target taken, a scout took the waiting place on the other side of
     // the target at every replan and walked to and fro between the two for 13 s.

@@ -177,12 +177,18 @@ fn lost_target(world: &mut World, i: usize) {
     match u.order {
         Order::Attack { .. } | Order::Follow { .. } => give_up(&mut world.state.units[i]),
         Order::AttackMove { to } if u.fight.is_some() || u.route.is_none() => {
-            let id = u.id;
+            let (id, at) = (u.id, u.position);
             world.state.units[i].fight = None;
             let route = Ask::to_point(world, id, to).and_then(|ask| route_beside(world, &ask));
             let u = &mut world.state.units[i];
             match route {
-                Some(r) => {
+                Some(mut r) => {
+                    // Held as long as before (Cohort's choice): an attack-mover held in a
+                    // melee whose fight ended there had its squeeze and walk through begun
+                    // afresh on its way on, in the same crowd.
+                    if let Some(old) = &u.route {
+                        r.progress = held_on_a_new_walk(&old.progress, &r, at);
+                    }
                     u.route = Some(r);
                     u.state = UnitState::AttackMoving;
                 }
