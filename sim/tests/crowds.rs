@@ -336,6 +336,14 @@ fn mangonels_across_a_mangonel_formation_nobody_stalls() {
 }
 
 #[test]
+fn a_villager_whose_resource_runs_out_on_its_way_gets_through() {
+    // Held in a crowd on its way to a tree felled meanwhile, a villager set off for the next
+    // with a fresh walk, its squeeze begun afresh, and stood 10.4 s: it keeps how long it has
+    // been held.
+    kept_apart_and_nobody_stuck("soak_360_a_villager_whose_resource_runs_out_on_its_way");
+}
+
+#[test]
 fn an_attack_mover_whose_fight_ends_in_a_jam_gets_through() {
     // Held in a melee, an attack-mover whose fight ended there set off on to its point with a
     // fresh walk, its squeeze and walk through begun afresh, and stood 13.1 s: the walk on is

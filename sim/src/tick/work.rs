@@ -371,7 +371,13 @@ fn gather(world: &mut World, crews: &mut Crews, i: usize, target: EntityId) {
     };
     let mut held = None;
     if world.state.units[i].route.is_some() {
-        held = spot_taken_on_the_way(world, i);
+        held = if world.state.units[i].work_spot.is_none() {
+            // Its resource ran out while it walked there ([`ran_out`]): it asks for a spot at
+            // the next, held as long as before.
+            world.state.units[i].route.take().map(|r| r.progress)
+        } else {
+            spot_taken_on_the_way(world, i)
+        };
         if held.is_none() {
             return;
         }
@@ -498,10 +504,16 @@ fn ran_out(world: &mut World, crews: &mut Crews, id: EntityId) {
     for (k, u) in world.state.units.iter_mut().enumerate() {
         if u.order == (Order::Gather { target: id }) {
             u.work_spot = None;
-            u.route = None;
-            if let Some(n) = next {
-                u.order = Order::Gather { target: n };
-                crews.join(n, k);
+            match next {
+                // One walking there keeps its walk until it asks for a spot at the next
+                // ([`gather`]), so the walk there is held as long as this one (Cohort's choice:
+                // a villager held in a crowd on its way to a patch that ran out had its squeeze
+                // and walk through begun afresh on its way to the next, and stood 10.4 s).
+                Some(n) => {
+                    u.order = Order::Gather { target: n };
+                    crews.join(n, k);
+                }
+                None => u.route = None,
             }
         }
     }
@@ -583,7 +595,13 @@ fn build(world: &mut World, crews: &mut Crews, i: usize, target: EntityId) {
     }
     let mut held = None;
     if world.state.units[i].route.is_some() {
-        held = spot_taken_on_the_way(world, i);
+        held = if world.state.units[i].work_spot.is_none() {
+            // Its resource ran out while it walked there ([`ran_out`]): it asks for a spot at
+            // the next, held as long as before.
+            world.state.units[i].route.take().map(|r| r.progress)
+        } else {
+            spot_taken_on_the_way(world, i)
+        };
         if held.is_none() {
             return;
         }
