@@ -336,6 +336,14 @@ fn mangonels_across_a_mangonel_formation_nobody_stalls() {
 }
 
 #[test]
+fn a_mangonel_creeping_in_a_jam_gets_through() {
+    // Jostled half a tile nearer its corner over five seconds, a mangonel in a jam at a gap
+    // counted that as a stride, had the six seconds to its walk through begun afresh and stood
+    // 10.9 s: a stride is half a tile walked within three seconds.
+    kept_apart_and_nobody_stuck("soak_277_a_mangonel_creeping_in_a_jam");
+}
+
+#[test]
 fn a_villager_whose_resource_runs_out_on_its_way_gets_through() {
     // Held in a crowd on its way to a tree felled meanwhile, a villager set off for the next
     // with a fresh walk, its squeeze begun afresh, and stood 10.4 s: it keeps how long it has

@@ -102,6 +102,11 @@ pub const K_SQUEEZE_THROUGH: Fx = fx(1);
 /// on the spot does not.
 pub const K_HEADWAY: Fx = fx_ratio(1, 2);
 
+/// A stride is [`K_HEADWAY`] walked within this long (three seconds, the squeeze's wait;
+/// Cohort's choice): a mangonel in a jam, jostled half a tile nearer its corner over five
+/// seconds, had the six seconds to its walk through begun afresh and stood 10.9 s.
+pub const K_STRIDE_WITHIN_TICKS: u64 = K_SQUEEZE_AFTER_TICKS;
+
 /// Whether `v` is at least `d` long: squares compared, no root (the hottest test of a walk).
 fn at_least(v: Vec2, d: Fx) -> bool {
     let d = i128::from(d.to_bits());
@@ -153,10 +158,14 @@ pub fn note(route: &mut Route, at: Vec2, now: u64, clear: bool) {
         p.since = now;
     }
     // A stride is headway from where it last strode, not from where it last got on: coming an
-    // eighth of a tile nearer its corner now and then, it has got on, but not strode.
+    // eighth of a tile nearer its corner now and then, it has got on, but not strode. Half a
+    // tile crept in longer than K_STRIDE_WITHIN_TICKS is no stride either: the walker goes on
+    // measuring from there, still held since its last stride.
     if headway_from(p.strode_from) {
         p.strode_from = at;
-        p.strode = now;
+        if now.saturating_sub(p.strode) <= K_STRIDE_WITHIN_TICKS {
+            p.strode = now;
+        }
     }
 }
 
