@@ -7,9 +7,11 @@
 
 use cohort_sim::scenario::watch::WatchReport;
 use cohort_sim::scenario::{Runner, Scenario};
+use cohort_sim::ruleset::Ruleset;
 use cohort_sim::world::{Order, World};
 use cohort_sim::Fx;
 use std::path::Path;
+use std::sync::Arc;
 
 /// A scene run to its end: what the watch saw, and the world.
 struct Run {
@@ -18,11 +20,25 @@ struct Run {
 }
 
 fn run(name: &str) -> Run {
+    run_under(name, None)
+}
+
+/// The scene run under the embedded ruleset with `push_idle` on (the devlog's pushing of idle
+/// friends; `cohort sim --rules FILE` with such a file does the same).
+fn run_pushing(name: &str) -> Run {
+    let text = include_str!("../src/ruleset/default.toml")
+        .replacen("push_idle = false", "push_idle = true", 1);
+    let rules = Ruleset::from_toml(&text, "default with push_idle").expect("the ruleset compiles");
+    assert!(rules.push_idle);
+    run_under(name, Some(Arc::new(rules)))
+}
+
+fn run_under(name: &str, rules: Option<Arc<Ruleset>>) -> Run {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/crowds");
     let path = dir.join(format!("{name}.toml"));
     let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let files = move |n: &str, _most: usize| std::fs::read(dir.join(n)).map_err(|e| e.to_string());
-    let scenario = Scenario::from_bytes(&bytes, name, &files, None).expect("the scene loads");
+    let scenario = Scenario::from_bytes(&bytes, name, &files, rules).expect("the scene loads");
     let ticks = scenario.ticks;
     let mut runner = Runner::new(scenario);
     runner.run(ticks, |_| {});
@@ -176,6 +192,37 @@ fn a_walker_passes_a_line_of_idle_knights() {
     r.nobody_stuck();
     r.all_arrived();
     assert_eq!(r.orders_ended(), 1);
+}
+
+#[test]
+fn friends_cross_an_idle_block_of_friends() {
+    let r = run("idle_block_crossed_by_friends");
+    r.nobody_stuck();
+    r.all_arrived();
+    assert_eq!(r.orders_ended(), 54);
+    assert!(r.watch.overlaps.is_empty(), "{:?}", r.watch.overlaps);
+}
+
+#[test]
+fn pushing_idle_friends_every_walker_still_arrives() {
+    // The ruleset's `push_idle` stays an option, and stall-free: the scenes of walkers through
+    // standing friends, a formation into a block, streams through a gate and a gap, and groups
+    // crossing, each with pushing on.
+    for (name, ended) in [
+        ("idle_block_crossed_by_friends", 54),
+        ("walker_through_line", 1),
+        ("formation_meets_block", 30),
+        ("gate_stream", 40),
+        ("gap_30", 30),
+        ("right_angles", 128),
+        ("militia_stacked_at_a_gap", 40),
+    ] {
+        let r = run_pushing(name);
+        r.nobody_stuck();
+        r.all_arrived();
+        assert_eq!(r.orders_ended(), ended, "{name}");
+        assert!(r.watch.overlaps.is_empty(), "{name}: {:?}", r.watch.overlaps);
+    }
 }
 
 #[test]
