@@ -407,6 +407,15 @@ fn an_attack_mover_whose_fight_ends_in_a_jam_gets_through() {
 }
 
 #[test]
+fn a_follower_settles_within_reach_of_its_friend() {
+    // In range of its friend after walking through the crowd round it, a knight stood inside
+    // another body and was settled out of its follow range; back in, held, through and out
+    // again by turns for 12.1 s, two followers ending inside each other: a follower settles
+    // where it can no further from its friend than where it stands.
+    kept_apart_and_nobody_stuck("soak_82_a_follower_settles_within_reach");
+}
+
+#[test]
 fn a_scout_keeps_its_waiting_place() {
     // Every place round its target taken, a scout took the waiting place on the other side of
     // the target at every replan and walked to and fro between the two for 13 s.

@@ -82,40 +82,44 @@ pub fn settle(world: &mut World, i: usize, widest: Fx) {
         return;
     }
     let region = region_here(&world.caches.regions, world.grid(), key, at.tile());
-    // A follower takes any free place (Cohort's choice: every place round its friend taken, it
-    // waits where it stands, and four scouts round a knight at the map's edge stood stacked on
-    // one point for good; apart, it follows on as soon as its friend moves).
+    // A follower takes a place no further from its friend than where it stands, or, with none
+    // such, any free place (Cohort's choice: every place round its friend taken, it waits where
+    // it stands, and four scouts round a knight at the map's edge stood stacked on one point for
+    // good; apart, it follows on as soon as its friend moves. Settled out of its follow range, a
+    // follower in a crowd round its friend walked back in, was held, walked through and settled
+    // out again, by turns, for 12 s).
     let follows = matches!(u.order, Order::Follow { .. });
-    let work = work_target(u)
-        .filter(|_| !follows)
-        .and_then(|t| box_of(world, t));
+    let work = work_target(u).and_then(|t| box_of(world, t));
     let gap = |p: Vec2| work.map(|b| reach_gap(&Bounds::around(p, radius), &b));
-    let most_gap = gap(at).map(|g| g + K_SETTLE_SLACK);
-    let free = |p: Vec2| {
-        gap(p).zip(most_gap).is_none_or(|(g, most)| g <= most)
+    let slack = if follows { Fx::ZERO } else { K_SETTLE_SLACK };
+    let most_gap = gap(at).map(|g| g + slack);
+    let free = |p: Vec2, near: bool| {
+        (!near || gap(p).zip(most_gap).is_none_or(|(g, most)| g <= most))
             && stands_in(world, key, region, p, radius)
             && body_clear(world.grid(), key, at, p, radius)
             && s.survey
                 .near(p, radius + widest)
                 .all(|b| b.entity == u.id || squared(p - b.middle) >= s.allowance_sq(b))
     };
-    let mut outside = radius;
-    let mut place = None;
-    for _ in 0..K_SETTLE_RINGS {
-        let ask = Approach {
-            ground: Bounds::around(at, Fx::ZERO),
-            from: at + away,
-            outside,
-            room: radius * 2,
-            taken: &[],
-            own_face_only: false,
-        };
-        if let Spot::Found(p) = find_standing_spot(&ask, free) {
-            place = Some(p);
-            break;
+    let look = |near: bool| {
+        let mut outside = radius;
+        for _ in 0..K_SETTLE_RINGS {
+            let ask = Approach {
+                ground: Bounds::around(at, Fx::ZERO),
+                from: at + away,
+                outside,
+                room: radius * 2,
+                taken: &[],
+                own_face_only: false,
+            };
+            if let Spot::Found(p) = find_standing_spot(&ask, |p| free(p, near)) {
+                return Some(p);
+            }
+            outside += radius;
         }
-        outside += radius;
-    }
+        None
+    };
+    let place = look(true).or_else(|| if follows { look(false) } else { None });
     let Some(p) = place else {
         return;
     };
