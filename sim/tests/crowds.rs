@@ -416,6 +416,13 @@ fn a_follower_settles_within_reach_of_its_friend() {
 }
 
 #[test]
+fn a_soldier_sent_on_from_a_jam_gets_through() {
+    // Sent to a point from the crowd that held it on its way to attack, a militiaman began its
+    // squeeze and walk through afresh and stood 10.3 s: sent on, it is held as long as before.
+    kept_apart_and_nobody_stuck("soak_596_a_soldier_sent_on_from_a_jam");
+}
+
+#[test]
 fn a_scout_keeps_its_waiting_place() {
     // Every place round its target taken, a scout took the waiting place on the other side of
     // the target at every replan and walked to and fro between the two for 13 s.
