@@ -226,6 +226,24 @@ fn pushing_idle_friends_every_walker_still_arrives() {
 }
 
 #[test]
+fn four_armies_cross_at_one_point() {
+    let r = run("four_armies_crossing");
+    r.nobody_stuck();
+    r.all_arrived();
+    assert_eq!(r.orders_ended(), 132);
+    assert!(r.watch.overlaps.is_empty(), "{:?}", r.watch.overlaps);
+}
+
+#[test]
+fn mixed_sizes_through_a_gap_both_ways() {
+    let r = run("mixed_sizes_gap_both_ways");
+    r.nobody_stuck();
+    r.all_arrived();
+    assert_eq!(r.orders_ended(), 104);
+    assert!(r.watch.overlaps.is_empty(), "{:?}", r.watch.overlaps);
+}
+
+#[test]
 fn a_villager_sent_onto_an_island_stops_on_the_shore() {
     let r = run("sent_onto_an_island");
     r.nobody_stuck();
