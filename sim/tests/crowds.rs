@@ -441,6 +441,14 @@ fn a_soldier_sent_on_from_a_jam_gets_through() {
 }
 
 #[test]
+fn followers_settle_beside_their_friend_and_stay() {
+    // A knight settled beside the militiaman it follows was turned from its settle place by the
+    // friend standing near it, walked back and settled again, by turns, to the scene's end: a
+    // settle walk walks to its place and ends.
+    kept_apart_and_nobody_stuck("soak_272_followers_settle_beside_their_friend");
+}
+
+#[test]
 fn a_scout_keeps_its_waiting_place() {
     // Every place round its target taken, a scout took the waiting place on the other side of
     // the target at every replan and walked to and fro between the two for 13 s.

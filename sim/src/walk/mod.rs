@@ -268,7 +268,11 @@ fn walk(world: &World, i: usize, route: &mut Route, widest: Fx, nearby: &mut Vec
             Outcome::Done(at)
         };
     }
-    if route.target.is_none() {
+    // A settle walk's place was chosen clear of everyone (`settle`): it walks there and ends,
+    // not turned to another place by whoever stands near it (Cohort's choice: a follower
+    // settled beside its friend was turned away by the friend standing near its place, and
+    // walked to and fro between the two for good).
+    if route.target.is_none() && !route.settle {
         // Someone on the goal: stop against them, then make for a free place round it. A walker
         // held still on its last leg, or near the goal, by those walking in does the same.
         let goal = goal::point_of(u, route);
