@@ -5,9 +5,9 @@
 //! `cohort sim --json`, docs/SCENARIOS.md); `cargo run --release -p cohort-sim --example scenes
 //! -- scenarios/crowds/*.toml` prints the same figures as a table.
 
+use cohort_sim::ruleset::Ruleset;
 use cohort_sim::scenario::watch::WatchReport;
 use cohort_sim::scenario::{Runner, Scenario};
-use cohort_sim::ruleset::Ruleset;
 use cohort_sim::world::{Order, World};
 use cohort_sim::Fx;
 use std::path::Path;
@@ -26,8 +26,11 @@ fn run(name: &str) -> Run {
 /// The scene run under the embedded ruleset with `push_idle` on (the devlog's pushing of idle
 /// friends; `cohort sim --rules FILE` with such a file does the same).
 fn run_pushing(name: &str) -> Run {
-    let text = include_str!("../src/ruleset/default.toml")
-        .replacen("push_idle = false", "push_idle = true", 1);
+    let text = include_str!("../src/ruleset/default.toml").replacen(
+        "push_idle = false",
+        "push_idle = true",
+        1,
+    );
     let rules = Ruleset::from_toml(&text, "default with push_idle").expect("the ruleset compiles");
     assert!(rules.push_idle);
     run_under(name, Some(Arc::new(rules)))
@@ -221,7 +224,11 @@ fn pushing_idle_friends_every_walker_still_arrives() {
         r.nobody_stuck();
         r.all_arrived();
         assert_eq!(r.orders_ended(), ended, "{name}");
-        assert!(r.watch.overlaps.is_empty(), "{name}: {:?}", r.watch.overlaps);
+        assert!(
+            r.watch.overlaps.is_empty(),
+            "{name}: {:?}",
+            r.watch.overlaps
+        );
     }
 }
 
