@@ -199,11 +199,11 @@ fn a_walker_passes_a_line_of_idle_knights() {
 
 #[test]
 fn friends_cross_an_idle_block_of_friends() {
-    let r = run("idle_block_crossed_by_friends");
-    r.nobody_stuck();
-    r.all_arrived();
-    assert_eq!(r.orders_ended(), 54);
-    assert!(r.watch.overlaps.is_empty(), "{:?}", r.watch.overlaps);
+    all_arrive_kept_apart(
+        run("idle_block_crossed_by_friends"),
+        "idle_block_crossed_by_friends",
+        54,
+    );
 }
 
 #[test]
@@ -220,34 +220,22 @@ fn pushing_idle_friends_every_walker_still_arrives() {
         ("right_angles", 128),
         ("militia_stacked_at_a_gap", 40),
     ] {
-        let r = run_pushing(name);
-        r.nobody_stuck();
-        r.all_arrived();
-        assert_eq!(r.orders_ended(), ended, "{name}");
-        assert!(
-            r.watch.overlaps.is_empty(),
-            "{name}: {:?}",
-            r.watch.overlaps
-        );
+        all_arrive_kept_apart(run_pushing(name), name, ended);
     }
 }
 
 #[test]
 fn four_armies_cross_at_one_point() {
-    let r = run("four_armies_crossing");
-    r.nobody_stuck();
-    r.all_arrived();
-    assert_eq!(r.orders_ended(), 132);
-    assert!(r.watch.overlaps.is_empty(), "{:?}", r.watch.overlaps);
+    all_arrive_kept_apart(run("four_armies_crossing"), "four_armies_crossing", 132);
 }
 
 #[test]
 fn mixed_sizes_through_a_gap_both_ways() {
-    let r = run("mixed_sizes_gap_both_ways");
-    r.nobody_stuck();
-    r.all_arrived();
-    assert_eq!(r.orders_ended(), 104);
-    assert!(r.watch.overlaps.is_empty(), "{:?}", r.watch.overlaps);
+    all_arrive_kept_apart(
+        run("mixed_sizes_gap_both_ways"),
+        "mixed_sizes_gap_both_ways",
+        104,
+    );
 }
 
 #[test]
@@ -354,6 +342,18 @@ fn one_knight_finds_its_way_across_a_maze() {
 }
 
 /// Scenes `cohort soak` wrote, kept: nobody stalls, and nobody stands inside another at the end.
+/// Nobody stuck, every one of `ended` orders carried out, and nobody inside another at the end.
+fn all_arrive_kept_apart(r: Run, name: &str, ended: usize) {
+    r.nobody_stuck();
+    r.all_arrived();
+    assert_eq!(r.orders_ended(), ended, "{name}");
+    assert!(
+        r.watch.overlaps.is_empty(),
+        "{name}: {:?}",
+        r.watch.overlaps
+    );
+}
+
 fn kept_apart_and_nobody_stuck(name: &str) {
     let r = run(name);
     r.nobody_stuck();
