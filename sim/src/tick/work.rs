@@ -595,13 +595,7 @@ fn build(world: &mut World, crews: &mut Crews, i: usize, target: EntityId) {
     }
     let mut held = None;
     if world.state.units[i].route.is_some() {
-        held = if world.state.units[i].work_spot.is_none() {
-            // Its resource ran out while it walked there ([`ran_out`]): it asks for a spot at
-            // the next, held as long as before.
-            world.state.units[i].route.take().map(|r| r.progress)
-        } else {
-            spot_taken_on_the_way(world, i)
-        };
+        held = spot_taken_on_the_way(world, i);
         if held.is_none() {
             return;
         }
