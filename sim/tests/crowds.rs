@@ -239,6 +239,18 @@ fn mixed_sizes_through_a_gap_both_ways() {
 }
 
 #[test]
+fn a_siege_against_walls_beside_trees() {
+    let r = run("siege_beside_trees");
+    assert!(r.world.state.buildings.is_empty(), "the town centre stands");
+    all_arrive_kept_apart(r, "siege_beside_trees", 90);
+}
+
+#[test]
+fn an_army_and_a_raid_through_a_wood_line_at_work() {
+    kept_apart_and_nobody_stuck("workers_army_and_raid");
+}
+
+#[test]
 fn a_villager_sent_onto_an_island_stops_on_the_shore() {
     let r = run("sent_onto_an_island");
     r.nobody_stuck();
