@@ -468,6 +468,13 @@ fn followers_settle_beside_their_friend_and_stay() {
 }
 
 #[test]
+fn a_walker_turned_to_a_free_place_at_its_point_gets_there() {
+    // Turned to a free place round its point in the crowd there, a walker squeezed all over
+    // again and stood 12.2 s: the new walk squeezes and walks through from its last stride.
+    kept_apart_and_nobody_stuck("soak_1143_a_walker_turned_to_a_free_place");
+}
+
+#[test]
 fn a_scout_keeps_its_waiting_place() {
     // Every place round its target taken, a scout took the waiting place on the other side of
     // the target at every replan and walked to and fro between the two for 13 s.

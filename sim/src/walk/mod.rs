@@ -298,7 +298,18 @@ fn walk(world: &World, i: usize, route: &mut Route, widest: Fx, nearby: &mut Vec
                     route.goal = p;
                     route.has_goal = true;
                     route.fine = 0;
-                    route.progress = crate::world::Progress::from(world.state.tick);
+                    // Held afresh (the held-still clock and the ring tries count from
+                    // here), but its squeeze and walk through count on from its last stride
+                    // (Cohort's choice: a walker in the crowd at its point, turned to a free
+                    // place there, squeezed all over again and stood 12.2 s).
+                    let old = route.progress;
+                    route.progress = crate::world::Progress {
+                        strode: old.strode,
+                        strode_from: old.strode_from,
+                        squeeze_from: old.squeeze_from,
+                        through: old.through,
+                        ..crate::world::Progress::from(world.state.tick)
+                    };
                     Outcome::Walking { at, ring: true }
                 }
                 None => Outcome::Done(at),
