@@ -9,10 +9,12 @@
 
 mod footprint;
 mod key;
+mod marks;
 mod regions;
 
 pub use footprint::{Footprint, GATE_ACROSS, GATE_ALONG};
 pub use key::{Keyed, PlayerMask};
+pub use marks::TileMarks;
 pub use regions::{RegionId, Regions};
 
 use crate::position::{tile_of, Fx, Tile, Vec2};

@@ -8,6 +8,7 @@
 
 use super::route::Ask;
 use super::standing::stands_in_the_way;
+use crate::grid::TileMarks;
 use crate::position::Tile;
 use crate::world::World;
 
@@ -19,40 +20,42 @@ pub const K_GO_ROUND_CROWD: usize = 32;
 pub fn crowd_at_goal(world: &World, ask: &Ask) -> Vec<u32> {
     let grid = world.grid();
     let survey = &world.caches.survey;
-    let occupied = |t: Tile| -> Option<u32> {
-        let i = grid.index(t)? as u32;
+    // Whether someone stands in the way on the tile at grid index `i`.
+    let stood_on = |i: u32| {
         survey
             .on_tile(i)
             .iter()
             .any(|b| stands_in_the_way(world, ask, b))
-            .then_some(i)
+    };
+    // A tile stood on and not yet in the crowd, marked now: its grid index.
+    let mut marks = TileMarks::new();
+    let mut joins = |t: Tile| -> Option<u32> {
+        let i = grid.index(t)? as u32;
+        (!marks.contains(i) && stood_on(i) && marks.insert(i)).then_some(i)
     };
     let goal = ask.to.tile();
     let mut crowd: Vec<u32> = Vec::new();
     let mut stack: Vec<Tile> = Vec::new();
-    let seeds: Vec<Tile> = if occupied(goal).is_some() {
+    let seeds: Vec<Tile> = if grid.index(goal).is_some_and(|i| stood_on(i as u32)) {
         vec![goal]
     } else {
         round(goal).collect()
     };
     for s in seeds {
-        if let Some(i) = occupied(s) {
-            if let Err(at) = crowd.binary_search(&i) {
-                crowd.insert(at, i);
-                stack.push(s);
-            }
+        if let Some(i) = joins(s) {
+            crowd.push(i);
+            stack.push(s);
         }
     }
     while let Some(t) = stack.pop() {
         for n in round(t) {
-            if let Some(i) = occupied(n) {
-                if let Err(at) = crowd.binary_search(&i) {
-                    crowd.insert(at, i);
-                    stack.push(n);
-                }
+            if let Some(i) = joins(n) {
+                crowd.push(i);
+                stack.push(n);
             }
         }
     }
+    crowd.sort_unstable();
     crowd
 }
 

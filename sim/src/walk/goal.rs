@@ -8,6 +8,7 @@
 
 use super::apart::{squared, Stepper, K_BODY_SLACK};
 use crate::astar::body_clear;
+use crate::grid::TileMarks;
 use crate::nav::Body;
 use crate::position::{fx, fx_ratio, Fx, Tile, Vec2};
 use crate::world::{find, World};
@@ -73,15 +74,18 @@ pub fn against_crowd_at(s: &Stepper, at: Vec2, goal: Vec2) -> bool {
         return false;
     };
     let goal = goal.tile();
+    // The tile's grid index when someone stands on it.
     let standing = |t: Tile| {
-        s.grid
-            .index(t)
-            .is_some_and(|i| s.survey.on_tile(i as u32).iter().any(|o| !o.moving))
+        let i = s.grid.index(t)? as u32;
+        s.survey.on_tile(i).iter().any(|o| !o.moving).then_some(i)
     };
     // Tiles in the order they were found (a breadth-first look), and the same as a set.
-    let mut seen = vec![b.middle.tile()];
-    let mut found: std::collections::BTreeSet<(i32, i32)> =
-        seen.iter().map(|t| (t.x, t.y)).collect();
+    let first = b.middle.tile();
+    let mut seen = vec![first];
+    let mut found = TileMarks::new();
+    if let Some(i) = s.grid.index(first) {
+        found.insert(i as u32);
+    }
     let mut k = 0;
     while k < seen.len() && seen.len() <= K_CROWD_LOOK {
         let t = seen[k];
@@ -89,9 +93,10 @@ pub fn against_crowd_at(s: &Stepper, at: Vec2, goal: Vec2) -> bool {
             return true;
         }
         for n in t.round() {
-            if !found.contains(&(n.x, n.y)) && standing(n) {
-                found.insert((n.x, n.y));
-                seen.push(n);
+            if let Some(i) = standing(n) {
+                if found.insert(i) {
+                    seen.push(n);
+                }
             }
         }
         k += 1;
