@@ -475,6 +475,16 @@ fn a_walker_turned_to_a_free_place_at_its_point_gets_there() {
 }
 
 #[test]
+fn mangonels_pass_gaps_shut_by_idle_friends() {
+    // Idle friends stood in both gaps of a tree line; two mangonels walking through were sent
+    // back by every detour, whose search closed the tiles of those standing, and walked to and
+    // fro at a gap's mouth to the scene's end. Walking through, a detour goes round the ground
+    // alone.
+    let name = "soak_1015_mangonels_at_gaps_shut_by_idle_friends";
+    all_arrive_kept_apart(run(name), name, 53);
+}
+
+#[test]
 fn a_scout_keeps_its_waiting_place() {
     // Every place round its target taken, a scout took the waiting place on the other side of
     // the target at every replan and walked to and fro between the two for 13 s.

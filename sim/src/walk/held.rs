@@ -17,7 +17,8 @@
 //!    in its way as closed ground, so the search goes round them; at most once every
 //!    [`K_DETOUR_EVERY_TICKS`], and never counted against the spec's `K_MOST_REPLANS` (being
 //!    held up by units is not ground closing). No way round, or one from which the goal the
-//!    walk reaches is shut out and that ends further than [`K_SHUT_OUT_REACH`] off, keeps the
+//!    walk reaches is shut out and that ends further than [`K_SHUT_OUT_REACH`] off (walking
+//!    through with no stride for [`K_KEEP_WALK_AFTER_TICKS`]: wherever it ends), keeps the
 //!    walk it has.
 //! 2. after [`K_SQUEEZE_AFTER_TICKS`] with no stride it **squeezes** past those on the move:
 //!    it keeps only [`K_SQUEEZE_APART`] of their radii from walkers (still the whole allowance
@@ -71,6 +72,9 @@ pub const K_SAME_WAY: Fx = fx(3);
 /// target (its place at the target is clear of where the others stand: the walk through ends
 /// there, not in them).
 pub const K_THROUGH_AFTER_TICKS: u64 = 6000 / TICK_MS as u64;
+/// A walker walking through with no stride this long (twelve seconds: six of walking through)
+/// takes no way round that does not come to the goal while its walk does (Cohort's choice).
+pub const K_KEEP_WALK_AFTER_TICKS: u64 = 2 * K_THROUGH_AFTER_TICKS;
 /// Squeezing past a walker keeps this share of their two radii between them (half, where keeping
 /// apart keeps three quarters).
 pub const K_SQUEEZE_APART: Fx = fx_ratio(1, 2);
@@ -276,12 +280,21 @@ pub fn detour(world: &mut World, i: usize, route: &mut Route, at: Vec2) {
     let round = route_round(world, &ask, start, &blocked);
     let expanded = world.counters.node_expansions - expanded;
     let budget = u64::from(Budget::Spec.expansions(start, ask.to.tile()));
+    // Walking through with no stride for K_KEEP_WALK_AFTER_TICKS, no way round that does not
+    // come to the goal is taken, however near it ends and though the budget ran out (Cohort's
+    // choice): the walk it has passes those standing, where the way round them is the way
+    // back. Idle militia standing in the one gap of a tree line, and mangonels stopped against
+    // the crowd at their point in the other, sent two mangonels walking through back from a
+    // gap's mouth at every detour, each taken as a leg of a long way round whose next leg led
+    // into the gap again, and they walked to and fro there to the scene's end (`soak_1015_…`).
     let wanders = |r: &Route| {
         let far = r
             .waypoints
             .last()
             .is_some_and(|&end| end.chebyshev(at) > K_SHUT_OUT_REACH);
-        !r.has_goal && route.has_goal && expanded < budget && far
+        let cut_short = expanded >= budget;
+        let long_through = through && still_ticks(route, now) >= K_KEEP_WALK_AFTER_TICKS;
+        !r.has_goal && route.has_goal && (long_through || (!cut_short && far))
     };
     let round = round.filter(|r| !wanders(r));
     if let Some(mut r) = round {
