@@ -485,6 +485,15 @@ fn mangonels_pass_gaps_shut_by_idle_friends() {
 }
 
 #[test]
+fn a_knight_walking_through_held_by_a_tree_takes_the_way_round() {
+    // Walking through a jam, a knight whose walk's next leg ran across a tree (a short way
+    // spliced in front of its route) kept that walk at every detour and stood 163.8 s: a walker
+    // keeps its walk over a way round only while its next leg is open ground.
+    let name = "soak_865_a_knight_walking_through_held_by_a_tree";
+    all_arrive_kept_apart(run(name), name, 40);
+}
+
+#[test]
 fn a_scout_keeps_its_waiting_place() {
     // Every place round its target taken, a scout took the waiting place on the other side of
     // the target at every replan and walked to and fro between the two for 13 s.

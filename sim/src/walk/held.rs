@@ -35,6 +35,7 @@
 
 use super::short::short_way;
 use super::stepper;
+use crate::astar::body_clear;
 use crate::astar::Budget;
 use crate::nav::{route_round, Ask};
 use crate::position::{fx, fx_ratio, Fx, Tile, Vec2};
@@ -246,6 +247,11 @@ pub fn detour(world: &mut World, i: usize, route: &mut Route, at: Vec2) {
                 .index(t)
                 .is_some_and(|k| survey.on_tile(k as u32).iter().any(|b| others(&b)))
     };
+    // Whether the walk's next leg is open ground for the body: then only bodies hold it.
+    let open_ahead = route
+        .waypoints
+        .first()
+        .is_some_and(|&c| body_clear(grid, key, at, c, radius));
     let here = at.tile();
     let start = if taken(here) {
         let mut best: Option<(i128, Tile)> = None;
@@ -280,10 +286,11 @@ pub fn detour(world: &mut World, i: usize, route: &mut Route, at: Vec2) {
     let round = route_round(world, &ask, start, &blocked);
     let expanded = world.counters.node_expansions - expanded;
     let budget = u64::from(Budget::Spec.expansions(start, ask.to.tile()));
-    // Walking through with no stride for K_KEEP_WALK_AFTER_TICKS, no way round that does not
-    // come to the goal is taken, however near it ends and though the budget ran out (Cohort's
-    // choice): the walk it has passes those standing, where the way round them is the way
-    // back. Idle militia standing in the one gap of a tree line, and mangonels stopped against
+    // Walking through with no stride for K_KEEP_WALK_AFTER_TICKS, its walk's next leg open
+    // ground, no way round that does not come to the goal is taken, however near it ends and
+    // though the budget ran out (Cohort's choice): the walk it has passes those standing, where
+    // the way round them is the way back. (Held against the ground — a short way spliced in
+    // front of a route may leave a leg across a tree — the way round is taken as before.) Idle militia standing in the one gap of a tree line, and mangonels stopped against
     // the crowd at their point in the other, sent two mangonels walking through back from a
     // gap's mouth at every detour, each taken as a leg of a long way round whose next leg led
     // into the gap again, and they walked to and fro there to the scene's end (`soak_1015_…`).
@@ -293,7 +300,8 @@ pub fn detour(world: &mut World, i: usize, route: &mut Route, at: Vec2) {
             .last()
             .is_some_and(|&end| end.chebyshev(at) > K_SHUT_OUT_REACH);
         let cut_short = expanded >= budget;
-        let long_through = through && still_ticks(route, now) >= K_KEEP_WALK_AFTER_TICKS;
+        let long_through =
+            through && open_ahead && still_ticks(route, now) >= K_KEEP_WALK_AFTER_TICKS;
         !r.has_goal && route.has_goal && (long_through || (!cut_short && far))
     };
     let round = round.filter(|r| !wanders(r));
