@@ -494,6 +494,15 @@ fn a_knight_walking_through_held_by_a_tree_takes_the_way_round() {
 }
 
 #[test]
+fn walkers_cross_a_gap_shut_by_idle_friends() {
+    // Knights and mangonels one way, archers the other, through the one open tile of a tree
+    // line that idle militia and villagers of their own player stand in: nobody standing is
+    // pushed, and every walker still passes (held, squeezing, walking through) and arrives.
+    let name = "gap_shut_by_idle_friends";
+    all_arrive_kept_apart(run(name), name, 10);
+}
+
+#[test]
 fn a_scout_keeps_its_waiting_place() {
     // Every place round its target taken, a scout took the waiting place on the other side of
     // the target at every replan and walked to and fro between the two for 13 s.
