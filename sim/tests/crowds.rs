@@ -258,6 +258,55 @@ fn a_villager_sent_onto_an_island_stops_on_the_shore() {
     assert_eq!(r.orders_ended(), 1);
 }
 
+/// Every building of the scene complete, and no body inside closed ground at any tick.
+fn all_built_round_nobody(r: &Run) {
+    let unbuilt: Vec<u64> = r
+        .world
+        .state
+        .buildings
+        .iter()
+        .filter(|b| !b.complete)
+        .map(|b| b.id.0)
+        .collect();
+    assert!(unbuilt.is_empty(), "foundations not built: {unbuilt:?}");
+    assert!(
+        r.watch.deepest_in_closed_ground.is_none(),
+        "a body inside closed ground during the run: {:?}",
+        r.watch.deepest_in_closed_ground
+    );
+}
+
+#[test]
+fn builders_standing_on_their_foundations_step_off_and_build() {
+    let r = run("builders_on_their_foundations");
+    r.nobody_stuck();
+    r.all_arrived();
+    all_built_round_nobody(&r);
+    // Four house builders, six barracks builders, three mill builders and the scout's move.
+    assert_eq!(r.orders_ended(), 14);
+    // The mill is built only once the enemy scout standing on its ground has left (tick 600).
+    let mill = r
+        .watch
+        .ended
+        .iter()
+        .filter(|e| e.unit.0 >= 22)
+        .map(|e| e.tick);
+    assert!(mill.clone().count() == 3 && mill.clone().all(|t| t > 600));
+}
+
+#[test]
+fn a_barracks_laid_amid_an_army_is_built() {
+    let r = run("foundation_amid_an_army");
+    r.nobody_stuck();
+    r.all_arrived();
+    all_built_round_nobody(&r);
+    assert_eq!(
+        r.orders_ended(),
+        10,
+        "every builder saw the barracks complete"
+    );
+}
+
 #[test]
 fn sixteen_villagers_build_one_town_centre() {
     let r = run("foundation_16");

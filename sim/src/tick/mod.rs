@@ -1,10 +1,12 @@
 //! One tick, in the spec's order (DESIGN.md, "One tick, in order"):
-//! prepare, survey, orders, combat, work, movement, aftermath.
+//! prepare, survey, orders, combat, work (foundations closing their ground first), movement,
+//! aftermath.
 //!
 //! Each step is a function of its own file; every pass goes through entities in id order.
 
 mod aftermath;
 mod combat;
+mod foundation;
 mod movement;
 mod orders;
 mod patch;

@@ -140,8 +140,10 @@ fn apply(world: &mut World, pc: &PlayerCommand) {
                 world.counters.ignored_commands += 1;
                 return;
             };
-            match world.place_building(k, pc.player, *at, *turned, false) {
+            // Its ground closes now if nobody stands there, else once they have left it.
+            match world.lay_building(k, pc.player, *at, *turned, false) {
                 Ok(b) => {
+                    super::foundation::close_when_clear(world, b);
                     for &id in builders {
                         if is_worker(world, id) {
                             set(world, id, Order::Build { target: b }, UnitState::Building);

@@ -7,7 +7,8 @@
 //! carries it to the nearest drop site of its owner that takes the good (a spot at its edge too),
 //! and goes back. A resource runs out: a tree is felled and frees its tile, and the crew moves to
 //! the nearest resource of the same kind within [`K_NEXT_RESOURCE_REACH`]. A villager told to
-//! build works at a foundation from its own spot until the building is complete.
+//! build works at a foundation from its own spot until the building is complete, once the
+//! foundation's ground has closed (`foundation.rs`: those standing on it step off first).
 
 use super::patch::{part_beside, patch_of};
 use crate::grid::Keyed;
@@ -36,6 +37,7 @@ const K_AT_THE_SPOT: Fx = fx(-1);
 pub const K_SPOT_TAKEN_AFTER_TICKS: u64 = 1000 / TICK_MS as u64;
 
 pub fn run(world: &mut World) {
+    super::foundation::run(world);
     let mut crews = Crews::of(world);
     for i in 0..world.state.units.len() {
         let u = &world.state.units[i];
@@ -608,6 +610,10 @@ fn build(world: &mut World, crews: &mut Crews, i: usize, target: EntityId) {
     let u = &mut world.state.units[i];
     u.state = UnitState::Building;
     u.work_spot.get_or_insert(u.position);
+    // Building begins once the foundation's ground has closed (`super::foundation`).
+    if !world.ground_closed(target) {
+        return;
+    }
     let spec = &world.rules().buildings[b.kind as usize];
     let (build_ms, full) = (spec.build_ms.max(1), spec.hit_points);
     let Some(k) = find(&world.state.buildings, target, |x| x.id) else {

@@ -12,7 +12,8 @@
 //! further from its target's box than [`K_SETTLE_SLACK`] beyond where it stands; a follower
 //! takes any (it follows on from there). Each unit looks once every [`K_SETTLE_EVERY_TICKS`]
 //! ticks (staggered by id, so an army standing looks over that many ticks, not in one), up to
-//! [`K_SETTLE_RINGS`] rings out.
+//! [`K_SETTLE_RINGS`] rings out. A unit standing on a foundation that waits for its ground to
+//! clear steps off it the same way ([`step_off`], called by `tick::foundation`).
 
 use super::apart::{squared, Stepper, Through};
 use super::reach::{box_of, reach_gap};
@@ -81,7 +82,6 @@ pub fn settle(world: &mut World, i: usize, widest: Fx) {
     if !inside {
         return;
     }
-    let region = region_here(&world.caches.regions, world.grid(), key, at.tile());
     // A follower takes a place no further from its friend than where it stands, or, with none
     // such, any free place (Cohort's choice: every place round its friend taken, it waits where
     // it stands, and four scouts round a knight at the map's edge stood stacked on one point for
@@ -93,37 +93,100 @@ pub fn settle(world: &mut World, i: usize, widest: Fx) {
     let gap = |p: Vec2| work.map(|b| reach_gap(&Bounds::around(p, radius), &b));
     let slack = if follows { Fx::ZERO } else { K_SETTLE_SLACK };
     let most_gap = gap(at).map(|g| g + slack);
-    let free = |p: Vec2, near: bool| {
-        (!near || gap(p).zip(most_gap).is_none_or(|(g, most)| g <= most))
+    let near = |p: Vec2| gap(p).zip(most_gap).is_none_or(|(g, most)| g <= most);
+    let here = Bounds::around(at, Fx::ZERO);
+    let place = free_place(world, &s, at, here, at + away, K_SETTLE_RINGS, near).or_else(|| {
+        if follows {
+            free_place(world, &s, at, here, at + away, K_SETTLE_RINGS, |_| true)
+        } else {
+            None
+        }
+    });
+    if let Some(p) = place {
+        walk_to_place(&mut world.state.units[i], p, now);
+    }
+}
+
+/// A unit standing off a foundation looks this many rings out round it, a body's half-width
+/// apart, for a free place (Cohort's choice: enough to walk off a town center's middle).
+pub const K_STEP_OFF_RINGS: usize = 32;
+
+/// Unit `i`, standing on `ground` (a foundation waiting for its ground to clear,
+/// `tick::foundation`), is given a walk to the nearest free place round it no nearer than
+/// `clear` beyond its edge, as a settle walk. Whether it got one.
+pub fn step_off(world: &mut World, i: usize, ground: Bounds, clear: Fx, widest: Fx) -> bool {
+    let u = &world.state.units[i];
+    let s = Stepper {
+        grid: world.grid(),
+        survey: &world.caches.survey,
+        key: world.key_of(u),
+        me: u.id,
+        radius: world.rules().units[u.kind as usize].radius,
+        widest,
+        march: None,
+        squeeze: None,
+        through: Through::Nobody,
+        nearby: super::apart::Nearby::NONE,
+    };
+    let ground = ground.widened(clear);
+    let Some(p) = free_place(
+        world,
+        &s,
+        u.position,
+        ground,
+        u.position,
+        K_STEP_OFF_RINGS,
+        |_| true,
+    ) else {
+        return false;
+    };
+    walk_to_place(&mut world.state.units[i], p, world.state.tick);
+    true
+}
+
+/// The nearest free place round `ground` for the walker `s` describes, standing at `at`, looked
+/// for from `from`'s side a body's half-width out, then ring by ring a half-width further, up to
+/// `rings`: its body stands on open ground of its region there, walks straight there (`body_clear`),
+/// stands no nearer a body than keeping apart allows, and `fits`.
+fn free_place(
+    world: &World,
+    s: &Stepper,
+    at: Vec2,
+    ground: Bounds,
+    from: Vec2,
+    rings: usize,
+    fits: impl Fn(Vec2) -> bool,
+) -> Option<Vec2> {
+    let (radius, key, widest) = (s.radius, s.key, s.widest);
+    let region = region_here(&world.caches.regions, world.grid(), key, at.tile());
+    let free = |p: Vec2| {
+        fits(p)
             && stands_in(world, key, region, p, radius)
             && body_clear(world.grid(), key, at, p, radius)
             && s.survey
                 .near(p, radius + widest)
-                .all(|b| b.entity == u.id || squared(p - b.middle) >= s.allowance_sq(b))
+                .all(|b| b.entity == s.me || squared(p - b.middle) >= s.allowance_sq(b))
     };
-    let look = |near: bool| {
-        let mut outside = radius;
-        for _ in 0..K_SETTLE_RINGS {
-            let ask = Approach {
-                ground: Bounds::around(at, Fx::ZERO),
-                from: at + away,
-                outside,
-                room: radius * 2,
-                taken: &[],
-                own_face_only: false,
-            };
-            if let Spot::Found(p) = find_standing_spot(&ask, |p| free(p, near)) {
-                return Some(p);
-            }
-            outside += radius;
+    let mut outside = radius;
+    for _ in 0..rings {
+        let ask = Approach {
+            ground,
+            from,
+            outside,
+            room: radius * 2,
+            taken: &[],
+            own_face_only: false,
+        };
+        if let Spot::Found(p) = find_standing_spot(&ask, free) {
+            return Some(p);
         }
-        None
-    };
-    let place = look(true).or_else(|| if follows { look(false) } else { None });
-    let Some(p) = place else {
-        return;
-    };
-    let u = &mut world.state.units[i];
+        outside += radius;
+    }
+    None
+}
+
+/// A unit's settle walk: a short walk of its own to `p`, its order kept.
+fn walk_to_place(u: &mut Unit, p: Vec2, now: u64) {
     u.ring_tries = 0;
     u.route = Some(Route {
         waypoints: vec![p],

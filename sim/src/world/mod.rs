@@ -229,9 +229,25 @@ impl World {
         )
     }
 
-    /// Lays a building (complete or as a foundation) and blocks its ground. The ground must be
-    /// open to an unkeyed ask on land (on water for a dock) on every tile.
+    /// Lays a building (complete or as a foundation) and closes its ground ([`World::lay_building`]
+    /// then [`World::close_ground`]).
     pub fn place_building(
+        &mut self,
+        kind: BuildingKindId,
+        owner: PlayerId,
+        origin: Tile,
+        turned: bool,
+        complete: bool,
+    ) -> Result<EntityId, PlaceError> {
+        let id = self.lay_building(kind, owner, origin, turned, complete)?;
+        self.close_ground(id);
+        Ok(id)
+    }
+
+    /// Lays a building (complete or as a foundation) with its ground left open: the ground must
+    /// be open to an unkeyed ask on land (on water for a dock) on every tile, and no other
+    /// building's footprint may cover any (a foundation whose ground is still open among them).
+    pub fn lay_building(
         &mut self,
         kind: BuildingKindId,
         owner: PlayerId,
@@ -250,24 +266,13 @@ impl World {
             } else {
                 self.state.grid.open_at(0, i)
             };
-            if !open {
+            let covered = self.state.buildings.iter().any(|b| b.footprint.covers(t));
+            if !open || covered {
                 return Err(PlaceError::Blocked(t.x, t.y));
             }
         }
-        let (gate, hit_points) = (spec.gate, spec.hit_points);
+        let hit_points = spec.hit_points;
         let id = self.next_id();
-        let occupant = if gate {
-            Occupant::Gate {
-                entity: id,
-                owner,
-                locked: false,
-            }
-        } else {
-            Occupant::Building(id)
-        };
-        for t in footprint.tiles() {
-            self.state.grid.set_occupant(t, occupant);
-        }
         self.state.buildings.push(Building {
             id,
             kind,
@@ -280,6 +285,34 @@ impl World {
             locked: false,
         });
         Ok(id)
+    }
+
+    /// Closes building `id`'s ground: its footprint's tiles are taken by it (a gate's open to its
+    /// owner and allies while unlocked). Nothing when it is gone.
+    pub fn close_ground(&mut self, id: EntityId) {
+        let Some(b) = self.building(id) else { return };
+        let occupant = if self.rules.buildings[b.kind as usize].gate {
+            Occupant::Gate {
+                entity: id,
+                owner: b.owner,
+                locked: b.locked,
+            }
+        } else {
+            Occupant::Building(id)
+        };
+        let footprint = b.footprint;
+        for t in footprint.tiles() {
+            self.state.grid.set_occupant(t, occupant);
+        }
+    }
+
+    /// Whether building `id`'s ground is closed: false for a foundation laid where bodies stood
+    /// until they have left it (`tick::foundation`).
+    pub fn ground_closed(&self, id: EntityId) -> bool {
+        self.building(id).is_some_and(|b| {
+            matches!(self.state.grid.occupant(b.footprint.origin),
+                Occupant::Building(e) | Occupant::Gate { entity: e, .. } if e == id)
+        })
     }
 
     /// Removes a building and frees its ground.
@@ -303,6 +336,10 @@ impl World {
         }
         b.locked = locked;
         let (owner, tiles): (PlayerId, Vec<Tile>) = (b.owner, b.footprint.tiles().collect());
+        // A gate whose ground is still open keeps it open: its lock is written when it closes.
+        if !self.ground_closed(id) {
+            return;
+        }
         for t in tiles {
             self.state.grid.set_occupant(
                 t,
