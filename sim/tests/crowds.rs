@@ -308,6 +308,20 @@ fn a_barracks_laid_amid_an_army_is_built() {
 }
 
 #[test]
+fn attack_movers_at_a_clump_of_archers_fight_it_out() {
+    let r = run("attack_movers_at_a_clump");
+    r.nobody_stuck();
+    r.all_arrived();
+    let archers = r.world.state.units.iter().filter(|u| u.owner == 1).count();
+    assert_eq!(archers, 0, "archers left standing");
+    assert!(
+        r.watch.stalled.is_empty(),
+        "waiting at the end: {:?}",
+        r.watch.stalled
+    );
+}
+
+#[test]
 fn sixteen_villagers_build_one_town_centre() {
     let r = run("foundation_16");
     r.nobody_stuck();

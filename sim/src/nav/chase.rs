@@ -15,6 +15,7 @@ use super::route::{region_here, route_for, Ask};
 use super::spot::{find_standing_spot, stands_in, Approach, Spot, K_ROUNDING};
 use crate::astar::body_clear;
 use crate::position::{fx, tile_of, Bounds, Fx, Vec2};
+use crate::walk::apart::squared;
 use crate::walk::{box_of, reach_gap, K_INSIDE};
 use crate::world::{EntityId, Order, Route, World};
 
@@ -243,18 +244,24 @@ fn place_round(
     let room = radius * 2;
     // Where anyone else stands still round the target is taken too, friend or enemy (Cohort's
     // choice: a place behind an enemy standing beside the target is one the chaser never
-    // reaches, and it would walk at it for good).
+    // reaches, and it would walk at it for good): a place is clear of each such body by their
+    // two radii, body beside body (Cohort's choice: counted as a place spoken for, a chaser's
+    // width round each middle, every place round an archer in a clump of archers was taken, and
+    // scouts waited beside the clump for good: `attack_movers_at_a_clump`).
     let reach = (tbox.max.x - tbox.min.x).max(tbox.max.y - tbox.min.y)
         + range.max(Fx::ZERO)
         + room * Fx::from_num(K_WAITING_RINGS + 2);
-    taken.extend(
-        world
-            .caches
-            .survey
-            .near(tbox.middle(), reach)
-            .filter(|b| !b.moving && b.entity != u.id && b.entity != target)
-            .map(|b| b.middle),
-    );
+    let standing: Vec<(Vec2, i128)> = world
+        .caches
+        .survey
+        .near(tbox.middle(), reach)
+        .filter(|b| !b.moving && b.entity != u.id && b.entity != target)
+        .map(|b| {
+            let apart = i128::from((radius + b.radius).to_bits());
+            (b.middle, apart * apart)
+        })
+        .collect();
+    let clear = |p: Vec2| standing.iter().all(|&(m, apart)| squared(p - m) >= apart);
     // The place it walks to, still free and in range, is kept (Cohort's choice, as the spec's
     // standing spots are chosen "so the answer stays stable while they walk": asked again from
     // a step further on, the nearest free point of the edge may be another, and a chaser in a
@@ -266,6 +273,7 @@ fn place_round(
         .map(|r| r.goal)
         .filter(|&p| {
             !taken.iter().any(|t| t.chebyshev(p) < room - K_ROUNDING)
+                && clear(p)
                 && stands_in(world, key, region, p, radius)
         });
     let gap = |p: Vec2| reach_gap(&Bounds::around(p, radius), tbox);
@@ -295,6 +303,7 @@ fn place_round(
         // A place to fight from is within range of the target; one to wait at need not be.
         let stands = |p: Vec2| {
             (waits || reach_gap(&Bounds::around(p, radius), tbox) <= range)
+                && clear(p)
                 && stands_in(world, key, region, p, radius)
         };
         if let Spot::Found(p) = find_standing_spot(&approach, stands) {

@@ -52,11 +52,14 @@ fn fight(world: &mut World, i: usize) {
         Order::Follow { target } => (Some(target), K_FOLLOW_RANGE, false),
         Order::AttackMove { .. } => {
             // Held up on its way to the enemy it fights for K_CLAIM_HELD_TICKS, it fights the
-            // nearest instead (Cohort's choice: an enemy standing in the way is nearer).
-            let held = u
-                .route
-                .as_ref()
-                .is_some_and(|r| held_ticks(r, world.state.tick) >= K_CLAIM_HELD_TICKS);
+            // nearest instead (Cohort's choice: an enemy standing in the way is nearer); so does
+            // one waiting for a place round it, every place taken (Cohort's choice: scouts
+            // waiting on an archer inside its own clump waited for good beside archers shooting
+            // them: `attack_movers_at_a_clump`).
+            let held = u.chase_waits
+                || u.route
+                    .as_ref()
+                    .is_some_and(|r| held_ticks(r, world.state.tick) >= K_CLAIM_HELD_TICKS);
             let keep = u.fight.filter(|&t| !held && box_of(world, t).is_some());
             let widest = widest(world);
             (
