@@ -322,6 +322,20 @@ fn attack_movers_at_a_clump_of_archers_fight_it_out() {
 }
 
 #[test]
+fn a_camp_laid_over_miners_at_work() {
+    let r = run("camp_laid_over_miners");
+    r.nobody_stuck();
+    all_built_round_nobody(&r);
+    assert_eq!(
+        r.orders_ended(),
+        3,
+        "the three builders saw the camp complete"
+    );
+    assert_eq!(r.busy(), 16, "every miner still at work");
+    assert!(r.gathered()[2] >= 600, "gold gathered: {:?}", r.gathered());
+}
+
+#[test]
 fn sixteen_villagers_build_one_town_centre() {
     let r = run("foundation_16");
     r.nobody_stuck();

@@ -183,18 +183,17 @@ fn plan_route(world: &mut World, i: usize, target: EntityId, range: Fx) -> Optio
     } else {
         range + K_SURROUND_NEAR
     };
-    // One making for a place already goes on making for one until it stands K_CHASE_DRIFT
-    // further out (Cohort's choice: at the edge of surround_near a chaser jostled to and fro
+    // One making for a place already goes on making for one while it stands within
+    // K_CHASE_NEAR (Cohort's choice: at the edge of surround_near a chaser jostled to and fro
     // turned between its place, round one side of what stood between, and the target's middle,
-    // round the other, every half second).
+    // round the other, every half second; allowed K_CHASE_DRIFT beyond the edge, followers whose
+    // place lay round a clump of idle friends walked the way round out past it, turned back to
+    // the middle, and so on to the scene's end: soak seed 532).
     let making_for_a_place = world.state.units[i]
         .route
         .as_ref()
         .is_some_and(|r| r.target == Some(target) && !r.settle && r.goal != tmid);
-    if at_its_edge
-        || gap <= surround_near
-        || (making_for_a_place && gap <= surround_near + K_CHASE_DRIFT)
-    {
+    if at_its_edge || gap <= surround_near || making_for_a_place {
         if let Some((p, waits)) = place_round(world, i, target, &tbox, range) {
             if waits && p.chebyshev(at) <= K_SAME_PLACE {
                 return Some(ChasePlan {
@@ -244,23 +243,26 @@ fn place_round(
     let room = radius * 2;
     // Where anyone else stands still round the target is taken too, friend or enemy (Cohort's
     // choice: a place behind an enemy standing beside the target is one the chaser never
-    // reaches, and it would walk at it for good): a place is clear of each such body by their
-    // two radii, body beside body (Cohort's choice: counted as a place spoken for, a chaser's
-    // width round each middle, every place round an archer in a clump of archers was taken, and
-    // scouts waited beside the clump for good: `attack_movers_at_a_clump`).
+    // reaches, and it would walk at it for good). A friend's place is spoken for, a chaser's
+    // width round its middle; a place is clear of an enemy by their two radii, body beside body
+    // (Cohort's choice: counted as spoken for, every place round an archer in a clump of archers
+    // was taken, and scouts waited beside the clump for good: `attack_movers_at_a_clump`).
     let reach = (tbox.max.x - tbox.min.x).max(tbox.max.y - tbox.min.y)
         + range.max(Fx::ZERO)
         + room * Fx::from_num(K_WAITING_RINGS + 2);
-    let standing: Vec<(Vec2, i128)> = world
-        .caches
-        .survey
-        .near(tbox.middle(), reach)
-        .filter(|b| !b.moving && b.entity != u.id && b.entity != target)
-        .map(|b| {
+    let friends = world.friends(u.owner);
+    let mut standing: Vec<(Vec2, i128)> = Vec::new();
+    for b in world.caches.survey.near(tbox.middle(), reach) {
+        if b.moving || b.entity == u.id || b.entity == target {
+            continue;
+        }
+        if friends.contains(b.owner) {
+            taken.push(b.middle);
+        } else {
             let apart = i128::from((radius + b.radius).to_bits());
-            (b.middle, apart * apart)
-        })
-        .collect();
+            standing.push((b.middle, apart * apart));
+        }
+    }
     let clear = |p: Vec2| standing.iter().all(|&(m, apart)| squared(p - m) >= apart);
     // The place it walks to, still free and in range, is kept (Cohort's choice, as the spec's
     // standing spots are chosen "so the answer stays stable while they walk": asked again from

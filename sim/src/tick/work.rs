@@ -302,7 +302,9 @@ fn standing_round(world: &World, i: usize, ground: Bounds, radius: Fx, out: &mut
 /// Cohort's choice: a spot is chosen free of those standing still, but one may come to stand on it
 /// while the worker walks (a worker at the next resource, a soldier halting there), and nobody
 /// standing is pushed: the worker walked at it until it walked through. Asking again then keeps
-/// the spec's stable answer for every walk that gets on.
+/// the spec's stable answer for every walk that gets on. A spot whose ground has closed since it
+/// was chosen (a foundation laid over it) is asked for again the same way (a miner stepping off a
+/// mining camp laid over its spot walked back at that spot for good: `camp_laid_over_miners`).
 fn spot_taken_on_the_way(world: &mut World, i: usize) -> Option<Progress> {
     let u = &world.state.units[i];
     let (Some(route), Some(spot)) = (&u.route, u.work_spot) else {
@@ -334,7 +336,10 @@ fn spot_taken_on_the_way(world: &mut World, i: usize) -> Option<Progress> {
         .survey
         .near(spot, reach)
         .any(|b| b.entity != me && !b.moving && on_spot(b));
-    if !taken {
+    // A spot whose ground has closed since (a foundation laid over it) is taken too.
+    let key = world.key_of(u);
+    let region = region_here(&world.caches.regions, world.grid(), key, u.position.tile());
+    if !taken && stands_in(world, key, region, spot, radius) {
         return None;
     }
     world.state.units[i].route.take().map(|r| r.progress)
