@@ -308,6 +308,19 @@ fn a_barracks_laid_amid_an_army_is_built() {
 }
 
 #[test]
+fn a_house_laid_amid_spearmen_on_hold_is_built() {
+    let r = run("foundation_amid_spearmen_on_hold");
+    r.nobody_stuck();
+    all_built_round_nobody(&r);
+    assert!(
+        r.watch.overlaps.is_empty(),
+        "pairs at the end: {:?}",
+        r.watch.overlaps
+    );
+    assert_eq!(r.orders_ended(), 10, "every builder saw the house complete");
+}
+
+#[test]
 fn attack_movers_at_a_clump_of_archers_fight_it_out() {
     let r = run("attack_movers_at_a_clump");
     r.nobody_stuck();

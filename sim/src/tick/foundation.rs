@@ -14,7 +14,7 @@
 //! Reads the units, buildings and the survey; writes the grid (closing a foundation's ground)
 //! and the walks of those stepping off.
 
-use crate::position::{fx_ratio, Bounds, Fx};
+use crate::position::{fx_ratio, Bounds, Fx, Vec2};
 use crate::walk::apart::K_BODY_SLACK;
 use crate::walk::settle::{step_off, K_SETTLE_EVERY_TICKS};
 use crate::walk::widest;
@@ -68,6 +68,14 @@ fn send_off(world: &mut World, id: EntityId) {
         return;
     };
     let (now, widest) = (world.state.tick, widest(world));
+    // Where others already walk to settle, this tick's among them: two sent off together had
+    // been given one place, and two on hold stood inside each other there for good.
+    let mut taken: Vec<Vec2> = world
+        .state
+        .units
+        .iter()
+        .filter_map(|u| u.route.as_ref().filter(|r| r.settle).map(|r| r.goal))
+        .collect();
     for i in 0..world.state.units.len() {
         let u = &world.state.units[i];
         let turn =
@@ -78,7 +86,9 @@ fn send_off(world: &mut World, id: EntityId) {
         if turn && still && world.allied(owner, u.owner) && stands_on(world, i, &ground) {
             let builds = u.order == (Order::Build { target: id });
             let clear = if builds { Fx::ZERO } else { K_BUILDERS_LANE };
-            step_off(world, i, ground, clear, widest);
+            if step_off(world, i, ground, clear, widest, &taken) {
+                taken.extend(world.state.units[i].route.as_ref().map(|r| r.goal));
+            }
         }
     }
 }
@@ -88,7 +98,7 @@ mod tests {
     use super::*;
     use crate::grid::Keyed;
     use crate::map::{parse_ascii, Legend};
-    use crate::position::{fx, Tile, Vec2};
+    use crate::position::{fx, Tile};
     use crate::world::{PlaceError, Player, Unit};
     use crate::Ruleset;
     use std::sync::Arc;

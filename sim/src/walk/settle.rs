@@ -113,8 +113,16 @@ pub const K_STEP_OFF_RINGS: usize = 32;
 
 /// Unit `i`, standing on `ground` (a foundation waiting for its ground to clear,
 /// `tick::foundation`), is given a walk to the nearest free place round it no nearer than
-/// `clear` beyond its edge, as a settle walk. Whether it got one.
-pub fn step_off(world: &mut World, i: usize, ground: Bounds, clear: Fx, widest: Fx) -> bool {
+/// `clear` beyond its edge, as a settle walk, keeping apart from the places in `taken` (where
+/// others already walk to settle) as from any body. Whether it got one.
+pub fn step_off(
+    world: &mut World,
+    i: usize,
+    ground: Bounds,
+    clear: Fx,
+    widest: Fx,
+    taken: &[Vec2],
+) -> bool {
     let u = &world.state.units[i];
     let s = Stepper {
         grid: world.grid(),
@@ -129,6 +137,8 @@ pub fn step_off(world: &mut World, i: usize, ground: Bounds, clear: Fx, widest: 
         nearby: super::apart::Nearby::NONE,
     };
     let ground = ground.widened(clear);
+    let apart = i128::from(((s.radius + widest) * super::K_KEEP_APART).to_bits());
+    let unclaimed = |p: Vec2| taken.iter().all(|&t| squared(p - t) >= apart * apart);
     let Some(p) = free_place(
         world,
         &s,
@@ -136,7 +146,7 @@ pub fn step_off(world: &mut World, i: usize, ground: Bounds, clear: Fx, widest: 
         ground,
         u.position,
         K_STEP_OFF_RINGS,
-        |_| true,
+        unclaimed,
     ) else {
         return false;
     };
