@@ -7,9 +7,9 @@
 //! themselves. As AoE II's foundations do, it waits with its ground open instead: units of its
 //! owner and allies standing still on it walk off to the nearest free place round it
 //! (`walk::settle::step_off`, looked for once every [`K_SETTLE_EVERY_TICKS`] each, staggered by
-//! id; those not building it [`K_BUILDERS_LANE`] clear of its edge), and its ground closes on the first tick no living body's box, less its slack, reaches
-//! into it. An enemy standing there holds it open as long as it stands. Builders build only on
-//! closed ground (`work::build`).
+//! id; those not building it [`K_BUILDERS_LANE`] clear of its edge), and its ground closes on the
+//! first tick no living body's box, less its slack, reaches into it. An enemy standing there
+//! holds it open as long as it stands. Builders build only on closed ground (`work::build`).
 //!
 //! Reads the units, buildings and the survey; writes the grid (closing a foundation's ground)
 //! and the walks of those stepping off.
