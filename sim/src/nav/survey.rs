@@ -26,6 +26,18 @@ pub struct Body {
     pub goal: Vec2,
 }
 
+/// A body as filed again by owner and patch ([`Survey::owned_in_patch`]): what a look for an
+/// enemy reads of it, packed close, so a patch's bodies of one owner lie side by side.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Owned {
+    pub middle: Vec2,
+    pub radius: Fx,
+    pub entity: EntityId,
+    /// Index of the tile its middle stands on.
+    pub tile: u32,
+    pub owner: PlayerId,
+}
+
 /// A member of a formation as filed at the start of the tick: kept apart from the bodies, which
 /// every near-point question reads, so that array stays small.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,11 +111,11 @@ pub struct Survey {
     owners: Vec<u8>,
     /// The box of patches bodies are filed in (in patches, not tiles).
     patched: Filed,
-    /// The bodies filed again by owner and patch, for looks for an enemy: the slots (in
-    /// `bodies`) of those of owner bucket `o` (a player below [`K_OWNER_BUCKETS`]` - 1`, every
-    /// other owner in the last) in patch `k` are `by_owner[owner_starts[o * patches + k]..]` up
-    /// to the next start, in (tile, entity) order.
-    by_owner: Vec<u32>,
+    /// The bodies filed again by owner and patch, for looks for an enemy: those of owner bucket
+    /// `o` (a player below [`K_OWNER_BUCKETS`]` - 1`, every other owner in the last) in patch
+    /// `k` are `by_owner[owner_starts[o * patches + k]..]` up to the next start, in (tile,
+    /// entity) order.
+    by_owner: Vec<Owned>,
     owner_starts: Vec<u32>,
     bodies: Vec<Body>,
     /// For each unit, by its index in the state's list, where its body is filed.
@@ -235,26 +247,39 @@ impl Survey {
         }
         let mut next = self.owner_starts.clone();
         self.by_owner.clear();
-        self.by_owner.resize(self.bodies.len(), 0);
-        for (slot, b) in self.bodies.iter().enumerate() {
+        self.by_owner.resize(self.bodies.len(), Owned::default());
+        for b in &self.bodies {
             let k = key(b, self.width, &self.patched);
-            self.by_owner[next[k] as usize] = slot as u32;
+            self.by_owner[next[k] as usize] = Owned {
+                middle: b.middle,
+                radius: b.radius,
+                entity: b.entity,
+                tile: b.tile,
+                owner: b.owner,
+            };
             next[k] += 1;
         }
     }
 
     /// The bodies of owner bucket `bucket` ([`owner_bucket`]) filed in patch (`px`, `py`), in
     /// (tile, entity) order; none off the map (nor in a patch no body is filed near).
-    pub fn owned_in_patch(&self, bucket: usize, px: i32, py: i32) -> impl Iterator<Item = &Body> {
+    pub fn owned_in_patch(&self, bucket: usize, px: i32, py: i32) -> &[Owned] {
         let run = if self.patched.contains(px, py) && bucket < K_OWNER_BUCKETS {
             let k = bucket * self.owners.len() + self.patched.index(px, py);
             self.owner_starts[k] as usize..self.owner_starts[k + 1] as usize
         } else {
             0..0
         };
-        self.by_owner[run]
-            .iter()
-            .map(|&slot| &self.bodies[slot as usize])
+        &self.by_owner[run]
+    }
+
+    /// The owners of the bodies filed in patch (`px`, `py`) (an owner past the eighth counts as
+    /// every player); none off the box of patches.
+    pub fn patch_owners(&self, px: i32, py: i32) -> PlayerMask {
+        if !self.patched.contains(px, py) {
+            return PlayerMask::NONE;
+        }
+        PlayerMask(self.owners[self.patched.index(px, py)])
     }
 
     /// The formation `entity` belongs to and where it is headed, if it is in one.
@@ -392,7 +417,10 @@ mod tests {
         assert_eq!(s.owners_in(t(0, 8), t(31, 19)), PlayerMask::NONE);
         assert_eq!(s.owners_in(t(50, 50), t(60, 60)), PlayerMask::NONE);
         let ids = |o: usize, px: i32, py: i32| -> Vec<u8> {
-            s.owned_in_patch(o, px, py).map(|b| b.owner).collect()
+            s.owned_in_patch(o, px, py)
+                .iter()
+                .map(|b| b.owner)
+                .collect()
         };
         assert_eq!(ids(0, 0, 0), vec![0]);
         assert_eq!(ids(1, 0, 0), Vec::<u8>::new());
@@ -429,7 +457,7 @@ mod tests {
         assert_eq!(s.owners_in(t(0, 0), t(99, 89)).0, 0b11);
         assert_eq!(s.owners_in(t(0, 0), t(39, 89)), PlayerMask::NONE);
         assert_eq!(s.owners_in(t(56, 0), t(99, 89)), PlayerMask::of(1));
-        let owned = |o: usize, px: i32, py: i32| s.owned_in_patch(o, px, py).count();
+        let owned = |o: usize, px: i32, py: i32| s.owned_in_patch(o, px, py).len();
         assert_eq!(owned(0, 5, 6), 1);
         assert_eq!(owned(1, 5, 6), 1);
         assert_eq!(owned(1, 7, 6), 1);
@@ -441,6 +469,6 @@ mod tests {
         assert_eq!(s.in_tiles(t(0, 0), t(29, 29)).count(), 0);
         assert!(s.on_tile(0).is_empty());
         assert_eq!(s.owners_in(t(0, 0), t(29, 29)), PlayerMask::NONE);
-        assert_eq!(s.owned_in_patch(0, 0, 0).count(), 0);
+        assert_eq!(s.owned_in_patch(0, 0, 0).len(), 0);
     }
 }

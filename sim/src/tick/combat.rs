@@ -13,7 +13,7 @@
 //! the aftermath).
 
 use crate::nav::chase::{K_CLAIM_HELD_TICKS, K_SAME_PLACE};
-use crate::nav::survey::{K_OWNER_BUCKETS, K_OWNER_PATCH};
+use crate::nav::survey::{Owned, K_OWNER_BUCKETS, K_OWNER_PATCH};
 use crate::nav::{plan_chase, replan_wait, route_beside, Ask};
 use crate::position::{fx, Bounds, Fx, Vec2};
 use crate::walk::held::{held_on_a_new_walk, held_ticks};
@@ -212,14 +212,15 @@ const K_RING_SLACK: i32 = 2;
 /// The nearest living enemy unit within `reach` of unit `i`'s box (ties to the lower id), of
 /// the bodies filed on the tiles within `reach`, a body's width and a tile of its middle (and
 /// lying within that box, less the tile). The survey files them by owner and patch
-/// ([`crate::nav::Survey::owned_in_patch`]): only enemies' are looked through, patch by patch
-/// outward from the fighter's, skipping a patch too far to hold one nearer than the nearest
-/// found ([`K_RING_SLACK`]; off the map, where the survey files bodies on the edge, none is
-/// skipped); the answer is the same as a look through all of them, as nothing but the least
-/// (gap, id) is kept. Of each body the wider of its axis gaps is asked first, which
-/// [`reach_gap`] is never below (an integer square root of a sum of squares is at least either
-/// side): only a body that may be the nearest so far is measured exactly and asked whether it is
-/// alive.
+/// ([`crate::nav::Survey::owned_in_patch`]): only enemies' are looked through (the owners a
+/// patch holds say which), ring of patches by ring outward from the fighter's, skipping a patch
+/// too far to hold one nearer than the nearest found ([`K_RING_SLACK`]; off the map, where the
+/// survey files bodies on the edge, none is skipped); the answer is the same as a look through
+/// all of them, as nothing but the least (gap, id) is kept. Of each body the wider of its axis
+/// gaps is asked first, which [`reach_gap`] is never below (an integer square root of a sum of
+/// squares is at least either side), then the sum of squares against the square of one past
+/// the nearest so far: only a body that may be the nearest is measured exactly, asked where it
+/// is filed and whether it is alive.
 fn nearest_enemy(world: &World, i: usize, reach: Fx, widest: Fx) -> Option<EntityId> {
     let u = &world.state.units[i];
     let radius = world.rules().units[u.kind as usize].radius;
@@ -240,8 +241,6 @@ fn nearest_enemy(world: &World, i: usize, reach: Fx, widest: Fx) -> Option<Entit
     let (y0, y1) = (lo.y.max(0), hi.y.min(grid.height() - 1));
     let c = p.tile();
     let on_map = grid.contains(c);
-    let enemies =
-        (0..K_OWNER_BUCKETS).filter(|&o| o == K_OWNER_BUCKETS - 1 || !friends.contains(o as u8));
     // Whether every body filed `d` tiles or more from the fighter's (Chebyshev) lies further
     // than the nearest found.
     let beyond = |best: Option<(Fx, EntityId)>, d: i32| {
@@ -258,47 +257,77 @@ fn nearest_enemy(world: &World, i: usize, reach: Fx, widest: Fx) -> Option<Entit
         )
     };
     let mut best: Option<(Fx, EntityId)> = None;
+    // The nearest so far of one patch's bodies of one owner bucket.
+    let look_through = |best: &mut Option<(Fx, EntityId)>, run: &[Owned], tiles: [i32; 4]| {
+        for b in run {
+            let near = (b.middle.x - p.x).abs() <= look && (b.middle.y - p.y).abs() <= look;
+            if !near || b.entity == me || friends.contains(b.owner) {
+                continue;
+            }
+            let other = Bounds::around(b.middle, b.radius);
+            let axis_x = (other.min.x - body.max.x).max(body.min.x - other.max.x);
+            let axis_y = (other.min.y - body.max.y).max(body.min.y - other.max.y);
+            let least = axis_x.max(axis_y);
+            let most = best.map_or(reach, |(bg, _)| bg.min(reach));
+            if least > most {
+                continue;
+            }
+            // Apart along both axes, the gap is the root of a sum of squares: one too far for
+            // its root to reach `most` is passed over without taking the root.
+            if axis_x > Fx::ZERO && axis_y > Fx::ZERO {
+                let (ax, ay) = (i128::from(axis_x.to_bits()), i128::from(axis_y.to_bits()));
+                let past = i128::from(most.to_bits()) + 1;
+                if ax * ax + ay * ay >= past * past {
+                    continue;
+                }
+            }
+            let gap = reach_gap(&body, &other);
+            if gap > reach || best.is_some_and(|(bg, bid)| (gap, b.entity) >= (bg, bid)) {
+                continue;
+            }
+            // Asked last, of a body that may be the nearest: two divisions.
+            let (bx, by) = (b.tile as i32 % width, b.tile as i32 / width);
+            let [tx0, tx1, ty0, ty1] = tiles;
+            if !(tx0..=tx1).contains(&bx) || !(ty0..=ty1).contains(&by) {
+                continue;
+            }
+            let alive = find(&world.state.units, b.entity, |v| v.id)
+                .is_some_and(|k| world.state.units[k].hit_points > 0);
+            if alive {
+                *best = Some((gap, b.entity));
+            }
+        }
+    };
     for ring in 0..=rings {
         // Every tile of a patch `ring` patches away lies this far from the fighter's or more.
         if ring > 0 && beyond(best, (ring - 1) * K_OWNER_PATCH + 1) {
             break;
         }
         for qy in (pcy - ring).max(py0)..=(pcy + ring).min(py1) {
-            for qx in (pcx - ring).max(px0)..=(pcx + ring).min(px1) {
-                if (qx - pcx).abs().max((qy - pcy).abs()) != ring {
-                    continue;
-                }
+            // The ring's patches of this row: all of its top and bottom rows, the two ends of
+            // the others.
+            let whole = (qy - pcy).abs() == ring;
+            let ends = [pcx - ring, pcx + ring];
+            let row = (pcx - ring).max(px0)..=(pcx + ring).min(px1);
+            for qx in row.filter(|&qx| whole || ends.contains(&qx)) {
                 let ((tx0, tx1), (ty0, ty1)) = (span(qx, x0, x1), span(qy, y0, y1));
                 let d = (tx0 - c.x).max(c.x - tx1).max(ty0 - c.y).max(c.y - ty1);
                 if beyond(best, d.max(0)) {
                     continue;
                 }
-                for b in enemies
-                    .clone()
-                    .flat_map(|o| survey.owned_in_patch(o, qx, qy))
-                {
-                    let (bx, by) = (b.tile as i32 % width, b.tile as i32 / width);
-                    let filed = (tx0..=tx1).contains(&bx) && (ty0..=ty1).contains(&by);
-                    let near = (b.middle.x - p.x).abs() <= look && (b.middle.y - p.y).abs() <= look;
-                    if !filed || !near || b.entity == me || friends.contains(b.owner) {
-                        continue;
-                    }
-                    let other = Bounds::around(b.middle, b.radius);
-                    let axis_x = (other.min.x - body.max.x).max(body.min.x - other.max.x);
-                    let axis_y = (other.min.y - body.max.y).max(body.min.y - other.max.y);
-                    let least = axis_x.max(axis_y);
-                    if least > reach || best.is_some_and(|(bg, _)| least > bg) {
-                        continue;
-                    }
-                    let gap = reach_gap(&body, &other);
-                    if gap > reach || best.is_some_and(|(bg, bid)| (gap, b.entity) >= (bg, bid)) {
-                        continue;
-                    }
-                    let alive = find(&world.state.units, b.entity, |v| v.id)
-                        .is_some_and(|k| world.state.units[k].hit_points > 0);
-                    if alive {
-                        best = Some((gap, b.entity));
-                    }
+                let owners = survey.patch_owners(qx, qy);
+                let mut enemies = owners.0 & !friends.0;
+                while enemies != 0 {
+                    let o = enemies.trailing_zeros() as usize;
+                    enemies &= enemies - 1;
+                    let run = survey.owned_in_patch(o, qx, qy);
+                    look_through(&mut best, run, [tx0, tx1, ty0, ty1]);
+                }
+                // Owners past the eighth count as every player: their bucket may hold bodies
+                // only where every bit is set.
+                if owners.0 == u8::MAX {
+                    let run = survey.owned_in_patch(K_OWNER_BUCKETS - 1, qx, qy);
+                    look_through(&mut best, run, [tx0, tx1, ty0, ty1]);
                 }
             }
         }
