@@ -73,3 +73,24 @@ fn the_default_seeds_are_of_both_kinds() {
         .count();
     assert!(fields >= 3 && SEEDS.len() - fields >= 3, "{SEEDS:?}");
 }
+
+/// Generated seed 1184 ends with a villager walking through an idle one on its way to its mine
+/// (0.38 tile apart, 845‰ of the allowance): a pass under way, so the scene runs on until it has
+/// passed, and passes (it failed on that pair before the soak ran such scenes on).
+#[test]
+fn a_scene_ending_mid_pass_runs_on_until_the_pair_has_passed() {
+    let scene = Scene::of_seed(1184);
+    let outcome = run(&scene).expect("the scene loads");
+    let written: u64 = scene
+        .toml
+        .lines()
+        .find_map(|l| l.strip_prefix("ticks = "))
+        .and_then(|t| t.parse().ok())
+        .expect("the scene names its ticks");
+    assert!(
+        outcome.ticks > written,
+        "ran on past {written}: {}",
+        outcome.ticks
+    );
+    assert_eq!(outcome.failures(), Vec::<String>::new());
+}

@@ -350,7 +350,7 @@ impl Watch {
     }
 
     /// Every pair nearer than keep-apart allows now, lower id first, sorted: a sweep along x.
-    fn overlaps_now(&self, world: &World, tick: u64) -> Vec<Overlap> {
+    pub fn overlaps_now(&self, world: &World, tick: u64) -> Vec<Overlap> {
         let rules = world.rules();
         let mut bodies: Vec<(Fx, Vec2, Fx, EntityId)> = world
             .state

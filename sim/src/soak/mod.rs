@@ -17,7 +17,9 @@
 //! stall of 10 s or more during the run (waits for a place at a full target apart; a unit that
 //! dies is gone, not stalled), bodies standing nearer than the keep-apart allowance at the end,
 //! a body over closed ground at any tick, a walk (a move, or an attack move with nothing to
-//! fight, given up to as long again to end: [`K_RUN_ON_STEP_TICKS`]) not ended by the end, or the two runs' hashes differing. Everything is integers and
+//! fight, given up to as long again to end: [`K_RUN_ON_STEP_TICKS`]) not ended by the end, or the
+//! two runs' hashes differing; a scene ending with a pair nearer than the allowance because one
+//! walks through the rest runs on the same way ([`passing_through`]). Everything is integers and
 //! the scene's own seeded generator: same seed, same text, same figures on every machine.
 
 mod fields;
@@ -274,7 +276,8 @@ fn run_once(scene: &Scene) -> Result<(Outcome, Vec<StateHash>), ScenarioError> {
     };
     let mut not_ended_moves = not_ended(&runner.world, true);
     let mut more = 0;
-    while more < ticks && !not_ended(&runner.world, false).is_empty() {
+    while more < ticks && (!not_ended(&runner.world, false).is_empty() || passing_through(&runner))
+    {
         runner.run(K_RUN_ON_STEP_TICKS, |_| {});
         more += K_RUN_ON_STEP_TICKS;
     }
@@ -305,6 +308,27 @@ fn run_once(scene: &Scene) -> Result<(Outcome, Vec<StateHash>), ScenarioError> {
         identical_twice: true,
     };
     Ok((outcome, hashes))
+}
+
+/// Whether a pair stands nearer than the allowance because one of them walks through the rest
+/// (held still so long while squeezing that it keeps apart from nobody until its squeeze ends,
+/// `crate::walk::held`): a pass under way, not bodies standing inside each other. A scene that
+/// ends so runs on as one with attack moves walking on does ([`K_RUN_ON_STEP_TICKS`]), and the
+/// pairs still nearer than the allowance then fail it, walking through or not (the soak's
+/// choice).
+fn passing_through(runner: &Runner) -> bool {
+    let world = &runner.world;
+    let walks_through = |id: EntityId| {
+        crate::world::find(&world.state.units, id, |u| u.id).is_some_and(|k| {
+            let u = &world.state.units[k];
+            u.route.as_ref().is_some_and(|r| r.progress.through)
+        })
+    };
+    runner
+        .watch
+        .overlaps_now(world, world.tick())
+        .iter()
+        .any(|o| walks_through(o.a) || walks_through(o.b))
 }
 
 /// An attack move fights whatever it meets on its way for as long as that takes, which a scene's
