@@ -119,6 +119,39 @@ impl Vec2 {
     }
 }
 
+/// A distance known by its square until its value is asked for: comparing it with a bound takes
+/// no square root. [`Distance::value`] is [`Vec2::length`] to the last bit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Distance {
+    /// The square of the length, in raw bits squared.
+    squared: u128,
+}
+
+impl Distance {
+    /// From `a` to `b`.
+    pub fn between(a: Vec2, b: Vec2) -> Distance {
+        let v = b - a;
+        let (x, y) = (i128::from(v.x.to_bits()), i128::from(v.y.to_bits()));
+        Distance {
+            squared: (x * x + y * y).unsigned_abs(),
+        }
+    }
+
+    pub fn is_zero(self) -> bool {
+        self.squared == 0
+    }
+
+    /// Whether the distance is at most `bound`: its root's floor is at most `bound`'s bits when
+    /// the square is below one bit more, squared.
+    pub fn at_most(self, bound: Fx) -> bool {
+        u128::try_from(bound.to_bits()).is_ok_and(|b| self.squared < (b + 1) * (b + 1))
+    }
+
+    pub fn value(self) -> Fx {
+        Fx::from_bits(isqrt_u128(self.squared) as i64)
+    }
+}
+
 /// `a * b / c` computed in 128 bits, rounded toward zero.
 pub fn mul_div(a: Fx, b: Fx, c: Fx) -> Fx {
     let n = i128::from(a.to_bits()) * i128::from(b.to_bits());
@@ -276,6 +309,29 @@ impl Bounds {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// A distance compared by its square answers as its root does, and its root is
+        /// `Vec2::length`'s.
+        #[test]
+        fn a_distance_by_its_square_agrees_with_its_root(
+            ax in -(1i64 << 30)..(1i64 << 30), ay in -(1i64 << 30)..(1i64 << 30),
+            bx in -(1i64 << 30)..(1i64 << 30), by in -(1i64 << 30)..(1i64 << 30),
+            bound in -(1i64 << 20)..(1i64 << 33),
+        ) {
+            let (a, b) = (
+                Vec2::new(Fx::from_bits(ax), Fx::from_bits(ay)),
+                Vec2::new(Fx::from_bits(bx), Fx::from_bits(by)),
+            );
+            let d = Distance::between(a, b);
+            let root = a.distance(b);
+            proptest::prop_assert_eq!(d.value(), root);
+            proptest::prop_assert_eq!(d.is_zero(), root == Fx::ZERO);
+            for bound in [Fx::from_bits(bound), root, root - Fx::from_bits(1), root + Fx::from_bits(1)] {
+                proptest::prop_assert_eq!(d.at_most(bound), root <= bound);
+            }
+        }
+    }
 
     #[test]
     fn tile_of_rounds_halves_up() {

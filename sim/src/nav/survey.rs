@@ -38,6 +38,15 @@ pub struct Owned {
     pub owner: PlayerId,
 }
 
+/// How far `p` lies outside tile (`x`, `y`), box distance; zero on it.
+fn outside_tile(x: i32, y: i32, p: Vec2) -> Fx {
+    let (x, y) = (Fx::from_num(x), Fx::from_num(y));
+    let half = fx_ratio(1, 2);
+    ((p.x - x).abs() - half)
+        .max((p.y - y).abs() - half)
+        .max(Fx::ZERO)
+}
+
 /// A member of a formation as filed at the start of the tick: kept apart from the bodies, which
 /// every near-point question reads, so that array stays small.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -127,8 +136,10 @@ pub struct Survey {
     /// Where the run of bodies of each tile of the box begins, row by row (one more entry than
     /// tiles).
     starts: Vec<u32>,
-    /// Scratch: each unit's tile while filing.
-    tile_of: Vec<u32>,
+    /// Scratch: each unit's tile while filing (clamped to the map).
+    tile_of: Vec<Tile>,
+    /// Scratch: each filed body's key in the filing by owner and patch (by its slot).
+    owner_keys: Vec<u32>,
     /// How far any body's middle lies outside the tile it is filed on (box distance): bodies
     /// stay filed where the tick began as they walk, and units off the map are filed on its
     /// edge. [`Survey::near`] looks this much further round.
@@ -154,7 +165,7 @@ impl Survey {
             let t = u.position.tile();
             let t = Tile::new(t.x.clamp(0, self.width - 1), t.y.clamp(0, self.height - 1));
             (lo.x, lo.y, hi.x, hi.y) = (lo.x.min(t.x), lo.y.min(t.y), hi.x.max(t.x), hi.y.max(t.y));
-            self.tile_of.push((t.y * self.width + t.x) as u32);
+            self.tile_of.push(t);
         }
         self.filed = if self.tile_of.is_empty() {
             Filed::default()
@@ -169,9 +180,8 @@ impl Survey {
         let tiles = (self.filed.across * self.filed.down) as usize;
         self.starts.clear();
         self.starts.resize(tiles + 1, 0);
-        for &i in &self.tile_of {
-            let (x, y) = self.xy(i);
-            self.starts[self.filed.index(x, y) + 1] += 1;
+        for t in &self.tile_of {
+            self.starts[self.filed.index(t.x, t.y) + 1] += 1;
         }
         for k in 0..tiles {
             self.starts[k + 1] += self.starts[k];
@@ -181,8 +191,8 @@ impl Survey {
         self.owners
             .resize((self.patched.across * self.patched.down) as usize, 0);
         for (i, u) in world.state.units.iter().enumerate() {
-            let (x, y) = self.xy(self.tile_of[i]);
-            let patch = self.patched.index(x / K_OWNER_PATCH, y / K_OWNER_PATCH);
+            let t = self.tile_of[i];
+            let patch = self.patched.index(t.x / K_OWNER_PATCH, t.y / K_OWNER_PATCH);
             let bit = match PlayerMask::of(u.owner) {
                 PlayerMask::NONE => u8::MAX,
                 m => m.0,
@@ -194,16 +204,21 @@ impl Survey {
         self.bodies.resize(world.state.units.len(), Body::default());
         self.slots.clear();
         self.slots.resize(world.state.units.len(), 0);
+        self.owner_keys.clear();
+        self.owner_keys.resize(world.state.units.len(), 0);
+        let patches = self.owners.len();
         self.members.clear();
         self.spill = Fx::ZERO;
         for (i, u) in world.state.units.iter().enumerate() {
-            let tile = self.tile_of[i];
-            let (x, y) = self.xy(tile);
+            let Tile { x, y } = self.tile_of[i];
+            let tile = (y * self.width + x) as u32;
             let at = self.filed.index(x, y);
             let k = next[at];
             next[at] += 1;
             self.slots[i] = k;
-            self.spill = self.spill.max(self.outside_tile(tile, u.position));
+            let patch = self.patched.index(x / K_OWNER_PATCH, y / K_OWNER_PATCH);
+            self.owner_keys[k as usize] = (owner_bucket(u.owner) * patches + patch) as u32;
+            self.spill = self.spill.max(outside_tile(x, y, u.position));
             self.bodies[k as usize] = Body {
                 tile,
                 entity: u.id,
@@ -232,15 +247,10 @@ impl Survey {
     /// Files the bodies again by owner bucket and patch, keeping their order (a counting sort).
     fn file_by_owner(&mut self) {
         let patches = self.owners.len();
-        let key = |b: &Body, width: i32, patched: &Filed| {
-            let t = b.tile as i32;
-            let patch = patched.index((t % width) / K_OWNER_PATCH, (t / width) / K_OWNER_PATCH);
-            owner_bucket(b.owner) * patches + patch
-        };
         self.owner_starts.clear();
         self.owner_starts.resize(K_OWNER_BUCKETS * patches + 1, 0);
-        for b in &self.bodies {
-            self.owner_starts[key(b, self.width, &self.patched) + 1] += 1;
+        for &k in &self.owner_keys {
+            self.owner_starts[k as usize + 1] += 1;
         }
         for k in 0..K_OWNER_BUCKETS * patches {
             self.owner_starts[k + 1] += self.owner_starts[k];
@@ -248,8 +258,8 @@ impl Survey {
         let mut next = self.owner_starts.clone();
         self.by_owner.clear();
         self.by_owner.resize(self.bodies.len(), Owned::default());
-        for b in &self.bodies {
-            let k = key(b, self.width, &self.patched);
+        for (b, &k) in self.bodies.iter().zip(&self.owner_keys) {
+            let k = k as usize;
             self.by_owner[next[k] as usize] = Owned {
                 middle: b.middle,
                 radius: b.radius,
@@ -313,11 +323,7 @@ impl Survey {
     /// How far `p` lies outside tile `tile` (its index), box distance; zero on it.
     fn outside_tile(&self, tile: u32, p: Vec2) -> Fx {
         let (x, y) = self.xy(tile);
-        let (x, y) = (Fx::from_num(x), Fx::from_num(y));
-        let half = fx_ratio(1, 2);
-        ((p.x - x).abs() - half)
-            .max((p.y - y).abs() - half)
-            .max(Fx::ZERO)
+        outside_tile(x, y, p)
     }
 
     /// Every body filed, in (tile, entity) order.

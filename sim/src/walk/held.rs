@@ -37,7 +37,7 @@ use super::short::short_way;
 use super::stepper;
 use crate::astar::{body_clear, Budget};
 use crate::nav::{route_round, Ask};
-use crate::position::{fx, fx_ratio, Fx, Tile, Vec2};
+use crate::position::{fx, fx_ratio, Distance, Fx, Tile, Vec2};
 use crate::world::{Progress, Route, World, TICK_MS};
 
 /// A walker gets on when it comes this much nearer its first corner (an eighth of a tile).
@@ -133,7 +133,8 @@ pub fn note(route: &mut Route, at: Vec2, now: u64, clear: bool) {
         return;
     };
     let corners = route.waypoints.len() as u32;
-    let d = at.distance(corner);
+    // Its root is taken only when it is kept.
+    let d = Distance::between(at, corner);
     let goal = route.goal;
     let p = &mut route.progress;
     if let Some(from) = p.squeeze_from {
@@ -146,7 +147,7 @@ pub fn note(route: &mut Route, at: Vec2, now: u64, clear: bool) {
     } else if now.saturating_sub(p.strode) >= K_SQUEEZE_AFTER_TICKS {
         p.squeeze_from = Some(at);
     }
-    let nearer = corners == p.corners && p.nearest.saturating_sub(d) >= K_PROGRESS;
+    let nearer = corners == p.corners && d.at_most(p.nearest - K_PROGRESS);
     // Headway after a detour leads somewhere: a walker whose detour's corner lay behind it, and
     // that stepped back to it and forth again on the spot, does not get on.
     let detoured = p.detoured.is_some();
@@ -156,7 +157,7 @@ pub fn note(route: &mut Route, at: Vec2, now: u64, clear: bool) {
     };
     let headway = headway_from(p.anchor);
     if nearer || headway {
-        p.nearest = d;
+        p.nearest = d.value();
         p.corners = corners;
         p.anchor = at;
         p.since = now;

@@ -25,7 +25,7 @@ pub use reach::{box_of, in_range, may_end_by, reach_gap, K_INSIDE};
 use crate::astar::body_clear;
 use crate::astar::K_SHORT_ROUTE;
 use crate::nav::{route_beyond, route_for, Ask, Body};
-use crate::position::{fx, fx_ratio, Fx, Vec2};
+use crate::position::{fx, fx_ratio, Distance, Fx, Vec2};
 use crate::world::{Order, Route, Unit, UnitState, World, TICK_MS};
 
 /// Within this distance of a corner, with the next in sight, a walker cuts the corner: a tile.
@@ -191,20 +191,21 @@ fn walk(world: &World, i: usize, route: &mut Route, widest: Fx, nearby: &mut Vec
         let Some(&next) = route.waypoints.first() else {
             break;
         };
-        let d = at.distance(next);
-        if d == Fx::ZERO {
+        // Compared with bounds by its square; its root is taken only for a step that lands.
+        let d = Distance::between(at, next);
+        if d.is_zero() {
             route.pass_corner();
             continue;
         }
         if route.waypoints.len() > 1
-            && d <= K_LOOK_AHEAD
+            && d.at_most(K_LOOK_AHEAD)
             && body_clear(s.grid, s.key, at, route.waypoints[1], radius)
             && (route.fine == 0 || s.sees_past_bodies(at, route.waypoints[1], K_LOOK_AHEAD))
         {
             route.pass_corner();
             continue;
         }
-        let (to, lands) = if d <= left {
+        let (to, lands) = if d.at_most(left) {
             (next, true)
         } else {
             (at + (next - at).with_length(left), false)
@@ -222,7 +223,7 @@ fn walk(world: &World, i: usize, route: &mut Route, widest: Fx, nearby: &mut Vec
                 // of it, is passed (Cohort's choice: a line may end against closed ground, so
                 // a corner beside a tree can be one the body never reaches, and a trebuchet
                 // stood a step from such a corner for good).
-                None if route.waypoints.len() > 1 && d <= radius => {
+                None if route.waypoints.len() > 1 && d.at_most(radius) => {
                     route.pass_corner();
                     continue;
                 }
@@ -248,7 +249,11 @@ fn walk(world: &World, i: usize, route: &mut Route, widest: Fx, nearby: &mut Vec
             held = true;
             break;
         }
-        left -= if p == to { d.min(left) } else { left };
+        left -= if p == to && d.at_most(left) {
+            d.value()
+        } else {
+            left
+        };
         at = p;
         if ends_here(at, route) {
             return Outcome::Done(at);
