@@ -74,23 +74,18 @@ fn the_default_seeds_are_of_both_kinds() {
     assert!(fields >= 3 && SEEDS.len() - fields >= 3, "{SEEDS:?}");
 }
 
-/// Generated seed 1184 ends with a villager walking through an idle one on its way to its mine
-/// (0.38 tile apart, 845‰ of the allowance): a pass under way, so the scene runs on until it has
-/// passed, and passes (it failed on that pair before the soak ran such scenes on).
+/// A scene ending with a villager walking through a ring of idle knights, inside one of them
+/// (`soak_ends_mid_pass.toml`): a pass under way, so the soak runs it on until it has passed,
+/// and it passes (it failed on that pair before the soak ran such scenes on: seeds 902, 1184 and
+/// 1740 ended so).
 #[test]
 fn a_scene_ending_mid_pass_runs_on_until_the_pair_has_passed() {
-    let scene = Scene::of_seed(1184);
+    let scene = Scene {
+        seed: 0,
+        kind: MapKind::Fields,
+        toml: include_str!("soak_ends_mid_pass.toml").to_string(),
+    };
     let outcome = run(&scene).expect("the scene loads");
-    let written: u64 = scene
-        .toml
-        .lines()
-        .find_map(|l| l.strip_prefix("ticks = "))
-        .and_then(|t| t.parse().ok())
-        .expect("the scene names its ticks");
-    assert!(
-        outcome.ticks > written,
-        "ran on past {written}: {}",
-        outcome.ticks
-    );
+    assert!(outcome.ticks > 500, "ran on past 500: {}", outcome.ticks);
     assert_eq!(outcome.failures(), Vec::<String>::new());
 }
