@@ -125,6 +125,9 @@ pub struct Survey {
     /// `k` are `by_owner[owner_starts[o * patches + k]..]` up to the next start, in (tile,
     /// entity) order.
     by_owner: Vec<Owned>,
+    /// For each body (by its slot in `bodies`), where its copy in `by_owner` lies: a body walked
+    /// during the tick is moved in both.
+    owned_at: Vec<u32>,
     owner_starts: Vec<u32>,
     bodies: Vec<Body>,
     /// For each unit, by its index in the state's list, where its body is filed.
@@ -258,8 +261,11 @@ impl Survey {
         let mut next = self.owner_starts.clone();
         self.by_owner.clear();
         self.by_owner.resize(self.bodies.len(), Owned::default());
-        for (b, &k) in self.bodies.iter().zip(&self.owner_keys) {
+        self.owned_at.clear();
+        self.owned_at.resize(self.bodies.len(), 0);
+        for (slot, (b, &k)) in self.bodies.iter().zip(&self.owner_keys).enumerate() {
             let k = k as usize;
+            self.owned_at[slot] = next[k];
             self.by_owner[next[k] as usize] = Owned {
                 middle: b.middle,
                 radius: b.radius,
@@ -272,7 +278,8 @@ impl Survey {
     }
 
     /// The bodies of owner bucket `bucket` ([`owner_bucket`]) filed in patch (`px`, `py`), in
-    /// (tile, entity) order; none off the map (nor in a patch no body is filed near).
+    /// (tile, entity) order, where they stand now ([`Survey::move_body`]); none off the map (nor in
+    /// a patch no body is filed near).
     pub fn owned_in_patch(&self, bucket: usize, px: i32, py: i32) -> &[Owned] {
         let run = if self.patched.contains(px, py) && bucket < K_OWNER_BUCKETS {
             let k = bucket * self.owners.len() + self.patched.index(px, py);
@@ -307,6 +314,9 @@ impl Survey {
         if let Some(&k) = self.slots.get(unit_index) {
             if let Some(b) = self.bodies.get_mut(k as usize) {
                 b.middle = middle;
+                if let Some(o) = self.owned_at.get(k as usize) {
+                    self.by_owner[*o as usize].middle = middle;
+                }
                 let tile = b.tile;
                 self.spill = self.spill.max(self.outside_tile(tile, middle));
             }
@@ -434,6 +444,29 @@ mod tests {
         assert_eq!(ids(2, 4, 2), vec![2]);
         assert_eq!(ids(2, 5, 2), Vec::<u8>::new(), "off the map");
         assert_eq!(ids(K_OWNER_BUCKETS, 0, 0), Vec::<u8>::new());
+    }
+
+    #[test]
+    fn a_body_walked_during_the_tick_is_moved_in_its_owners_filing_too() {
+        let rules = Arc::new(Ruleset::default_rules());
+        let grid = Grid::new(&rules, 40, 20, rules.terrain("grass").unwrap());
+        let players = vec![Player::new(0, 0), Player::new(1, 1)];
+        let mut w = World::new(rules.clone(), grid, players, 1);
+        let militia = rules.unit_kind("militia").unwrap();
+        w.spawn_unit(militia, 0, Vec2::new(fx(2), fx(2)));
+        let walker = w.spawn_unit(militia, 1, Vec2::new(fx(3), fx(3)));
+        let mut s = Survey::default();
+        s.file(&w);
+        let to = Vec2::new(fx_ratio(13, 4), fx(3));
+        s.move_body(1, to);
+        let filed: Vec<(EntityId, Vec2)> = s
+            .owned_in_patch(1, 0, 0)
+            .iter()
+            .map(|b| (b.entity, b.middle))
+            .collect();
+        assert_eq!(filed, vec![(walker, to)]);
+        let body = s.bodies().iter().find(|b| b.entity == walker).unwrap();
+        assert_eq!(body.middle, to);
     }
 
     #[test]
