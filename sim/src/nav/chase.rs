@@ -68,9 +68,44 @@ pub struct SharedChase {
     pub walk: SharedWalk,
 }
 
-/// Whether a unit is set on `target` (attacking it, or fighting it on an attack-move or hold).
-pub fn set_on(u: &crate::world::Unit, target: EntityId) -> bool {
-    u.fight == Some(target) || matches!(u.order, Order::Attack { target: t } if t == target)
+/// What a unit is set on: the enemy it fights (on an attack-move or hold) and the target its
+/// order attacks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SetOn {
+    fight: Option<EntityId>,
+    attacks: Option<EntityId>,
+}
+
+impl SetOn {
+    pub fn of(u: &crate::world::Unit) -> SetOn {
+        let attacks = match u.order {
+            Order::Attack { target } => Some(target),
+            _ => None,
+        };
+        SetOn {
+            fight: u.fight,
+            attacks,
+        }
+    }
+
+    /// Whether it is set on `target`.
+    pub fn on(self, target: EntityId) -> bool {
+        self.fight == Some(target) || self.attacks == Some(target)
+    }
+}
+
+/// The places in the state's list of the units set on `target`, in order, from the combat
+/// pass's filing ([`crate::world::Caches::set_on`]), but for unit `i`, the one fighting, whose
+/// own record is read (it may have just been set on `target`).
+fn set_on_target(world: &World, i: usize, target: EntityId) -> impl Iterator<Item = usize> + '_ {
+    let set = &world.caches.set_on;
+    debug_assert_eq!(
+        set.len(),
+        world.state.units.len(),
+        "filed by the combat pass"
+    );
+    let me = SetOn::of(&world.state.units[i]);
+    (0..set.len()).filter(move |&k| if k == i { me } else { set[k] }.on(target))
 }
 
 /// What a chase's planning came to.
@@ -230,11 +265,10 @@ fn place_round(
     // claim (Cohort's choice: a place spoken for by a chaser stuck in the crowd behind would
     // stay empty for good, and those waiting beside it wait for good).
     let now = world.state.tick;
-    let mut taken: Vec<Vec2> = world
-        .state
-        .units
-        .iter()
-        .filter(|o| o.id != u.id && o.hit_points > 0 && set_on(o, target))
+    let mut taken: Vec<Vec2> = set_on_target(world, i, target)
+        .filter(|&k| k != i)
+        .map(|k| &world.state.units[k])
+        .filter(|o| o.hit_points > 0)
         .map(|o| match &o.route {
             Some(r) if crate::walk::held::held_ticks(r, now) < K_CLAIM_HELD_TICKS => r.goal,
             _ => o.position,
@@ -328,15 +362,12 @@ pub fn keep_lane(world: &World, i: usize, target: EntityId, route: &mut Route) {
     };
     let tmid = tbox.middle();
     let at = u.position;
-    let group: Vec<Vec2> = world
-        .state
-        .units
-        .iter()
+    let group: Vec<Vec2> = set_on_target(world, i, target)
+        .map(|k| &world.state.units[k])
         .filter(|o| {
             o.hit_points > 0
-                && set_on(o, target)
-                && o.position.distance(tmid) > K_CHASE_NEAR
                 && o.position.chebyshev(at) <= K_GROUP_REACH
+                && o.position.distance(tmid) > K_CHASE_NEAR
         })
         .map(|o| o.position)
         .collect();

@@ -13,7 +13,7 @@ pub mod survey;
 pub mod toward;
 
 pub use beside::{marching, route_beside, SharedWalk, K_SHARE_REACH};
-pub use chase::{keep_lane, plan_chase, replan_wait, ChasePlan, SharedChase};
+pub use chase::{keep_lane, plan_chase, replan_wait, ChasePlan, SetOn, SharedChase};
 pub use crowd::{crowd_at_goal, K_GO_ROUND_CROWD};
 pub use route::{region_here, route, route_beyond, route_for, route_round, Ask};
 pub use spot::{find_standing_spot, Approach, Spot};

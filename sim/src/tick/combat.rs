@@ -14,7 +14,7 @@
 
 use crate::nav::chase::{K_CLAIM_HELD_TICKS, K_SAME_PLACE};
 use crate::nav::survey::{Owned, K_OWNER_BUCKETS, K_OWNER_PATCH};
-use crate::nav::{plan_chase, replan_wait, route_beside, Ask};
+use crate::nav::{plan_chase, replan_wait, route_beside, Ask, SetOn};
 use crate::position::{fx, Bounds, Fx, Vec2};
 use crate::walk::held::{held_on_a_new_walk, held_ticks};
 use crate::walk::{box_of, give_up, in_range, reach_gap, widest};
@@ -30,8 +30,14 @@ pub fn run(world: &mut World) {
     for u in &mut world.state.units {
         u.reload_ticks = u.reload_ticks.saturating_sub(1);
     }
+    // Only unit `i` changes what it is set on while it fights: its entry is filed again after.
+    let mut set_on = std::mem::take(&mut world.caches.set_on);
+    set_on.clear();
+    set_on.extend(world.state.units.iter().map(SetOn::of));
+    world.caches.set_on = set_on;
     for i in 0..world.state.units.len() {
         fight(world, i);
+        world.caches.set_on[i] = SetOn::of(&world.state.units[i]);
     }
 }
 

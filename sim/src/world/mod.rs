@@ -85,6 +85,10 @@ pub struct Caches {
     pub shared_walks: Vec<crate::nav::SharedWalk>,
     /// Chases planned in this tick's combat pass, shared by far chasers of the same target.
     pub shared_chases: Vec<crate::nav::SharedChase>,
+    /// What each unit (by its place in the state's list) is set on, filed by the combat pass
+    /// and kept true unit by unit as it runs (only the unit fighting changes what it is set on):
+    /// a chaser's place is asked of this compact list, not of every unit's whole record.
+    pub set_on: Vec<crate::nav::SetOn>,
 }
 
 /// A match's simulation.
