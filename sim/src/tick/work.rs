@@ -168,7 +168,7 @@ fn approach(world: &mut World, crews: &mut Crews, i: usize, target: EntityId, cr
     let waiting = u.route.is_none()
         && u.work_spot
             .is_some_and(|w| u.position.chebyshev(w) <= radius);
-    if waiting && (world.state.tick + u.id.0) % K_WAIT_ASK_TICKS != 0 {
+    if waiting && !(world.state.tick.wrapping_add(u.id.0)).is_multiple_of(K_WAIT_ASK_TICKS) {
         return;
     }
     approach_once(world, crews, i, target, crew, true);
