@@ -412,16 +412,29 @@ mod tests {
     use crate::world::Player;
     use std::sync::Arc;
 
-    #[test]
-    fn owners_are_filed_by_patch() {
+    /// A `width` × `height` world of grass with `players` (ids 0 up, each its own team) and a
+    /// militia of `owner` at each of `at`, spawned in order; their ids.
+    fn militia_world(
+        width: i32,
+        height: i32,
+        players: u8,
+        at: &[(u8, i32, i32)],
+    ) -> (World, Vec<EntityId>) {
         let rules = Arc::new(Ruleset::default_rules());
-        let grid = Grid::new(&rules, 40, 20, rules.terrain("grass").unwrap());
-        let players = vec![Player::new(0, 0), Player::new(1, 1), Player::new(2, 2)];
+        let grid = Grid::new(&rules, width, height, rules.terrain("grass").unwrap());
+        let players = (0..players).map(|p| Player::new(p, p)).collect();
         let mut w = World::new(rules.clone(), grid, players, 1);
         let militia = rules.unit_kind("militia").unwrap();
-        w.spawn_unit(militia, 0, Vec2::new(fx(2), fx(2)));
-        w.spawn_unit(militia, 1, Vec2::new(fx(20), fx(3)));
-        w.spawn_unit(militia, 2, Vec2::new(fx(39), fx(19)));
+        let ids = at
+            .iter()
+            .map(|&(owner, x, y)| w.spawn_unit(militia, owner, Vec2::new(fx(x), fx(y))))
+            .collect();
+        (w, ids)
+    }
+
+    #[test]
+    fn owners_are_filed_by_patch() {
+        let (w, _) = militia_world(40, 20, 3, &[(0, 2, 2), (1, 20, 3), (2, 39, 19)]);
         let mut s = Survey::default();
         s.file(&w);
         let t = Tile::new;
@@ -448,13 +461,8 @@ mod tests {
 
     #[test]
     fn a_body_walked_during_the_tick_is_moved_in_its_owners_filing_too() {
-        let rules = Arc::new(Ruleset::default_rules());
-        let grid = Grid::new(&rules, 40, 20, rules.terrain("grass").unwrap());
-        let players = vec![Player::new(0, 0), Player::new(1, 1)];
-        let mut w = World::new(rules.clone(), grid, players, 1);
-        let militia = rules.unit_kind("militia").unwrap();
-        w.spawn_unit(militia, 0, Vec2::new(fx(2), fx(2)));
-        let walker = w.spawn_unit(militia, 1, Vec2::new(fx(3), fx(3)));
+        let (w, ids) = militia_world(40, 20, 2, &[(0, 2, 2), (1, 3, 3)]);
+        let walker = ids[1];
         let mut s = Survey::default();
         s.file(&w);
         let to = Vec2::new(fx_ratio(13, 4), fx(3));
@@ -471,14 +479,8 @@ mod tests {
 
     #[test]
     fn only_the_box_bodies_stand_in_is_filed() {
-        let rules = Arc::new(Ruleset::default_rules());
-        let grid = Grid::new(&rules, 100, 90, rules.terrain("grass").unwrap());
-        let players = vec![Player::new(0, 0), Player::new(1, 1)];
-        let mut w = World::new(rules.clone(), grid, players, 1);
-        let militia = rules.unit_kind("militia").unwrap();
-        let a = w.spawn_unit(militia, 0, Vec2::new(fx(41), fx(50)));
-        let b = w.spawn_unit(militia, 1, Vec2::new(fx(57), fx(52)));
-        let c = w.spawn_unit(militia, 1, Vec2::new(fx(41), fx(50)));
+        let (w, ids) = militia_world(100, 90, 2, &[(0, 41, 50), (1, 57, 52), (1, 41, 50)]);
+        let (a, b, c) = (ids[0], ids[1], ids[2]);
         let mut s = Survey::default();
         s.file(&w);
         let t = Tile::new;
@@ -502,8 +504,7 @@ mod tests {
         assert_eq!(owned(1, 7, 6), 1);
         assert_eq!(owned(1, 0, 0), 0);
         assert_eq!(owned(1, 12, 11), 0);
-        let grass = rules.terrain("grass").unwrap();
-        let nobody = World::new(rules.clone(), Grid::new(&rules, 30, 30, grass), vec![], 1);
+        let (nobody, _) = militia_world(30, 30, 0, &[]);
         s.file(&nobody);
         assert_eq!(s.in_tiles(t(0, 0), t(29, 29)).count(), 0);
         assert!(s.on_tile(0).is_empty());
