@@ -18,5 +18,5 @@ pub use crowd::{crowd_at_goal, K_GO_ROUND_CROWD};
 pub use route::{region_here, route, route_beyond, route_for, route_round, Ask};
 pub use spot::{find_standing_spot, Approach, Spot};
 pub use standing::{standing_in_the_way, K_STANDING_REACH};
-pub use survey::{Body, Survey};
+pub use survey::{Body, Near, Survey};
 pub use toward::{toward, toward_clear_of, K_TOWARD_REACH};

@@ -395,12 +395,87 @@ impl Survey {
     /// The bodies whose middle lies within `reach` (box distance) of `p`, in (tile, entity)
     /// order. Its tiles are those a body within `reach` may be filed on: within half a tile and the
     /// spill more.
-    pub fn near(&self, p: Vec2, reach: Fx) -> impl Iterator<Item = &Body> + '_ {
+    pub fn near(&self, p: Vec2, reach: Fx) -> Near<'_> {
         let far = reach + self.spill + fx_ratio(1, 2);
         let lo = Vec2::new(p.x - far, p.y - far).tile();
         let hi = Vec2::new(p.x + far, p.y + far).tile();
-        self.in_tiles(lo, hi)
-            .filter(move |b| (b.middle.x - p.x).abs() <= reach && (b.middle.y - p.y).abs() <= reach)
+        // Clipped to the box bodies are filed in (within the map).
+        let f = &self.filed;
+        let (x0, x1) = (lo.x.max(f.x0), hi.x.min(f.x0 + f.across - 1));
+        let (y0, y1) = (lo.y.max(f.y0), hi.y.min(f.y0 + f.down - 1));
+        Near {
+            survey: Some(self),
+            p,
+            reach,
+            x0,
+            x1,
+            row: y0,
+            last_row: if x0 > x1 { y0 - 1 } else { y1 },
+            run: [].iter(),
+        }
+    }
+}
+
+/// The bodies within a reach (box distance) of a point ([`Survey::near`], or of a list of them
+/// gathered before, [`Near::among`]), in the order they are listed. A plain loop over the rows
+/// of the survey's array rather than an iterator of iterators: it is the tick's hottest loop,
+/// and with chained adapters the keep-apart scan took about a third more instructions
+/// (callgrind, `crowd_tick crossing`: 2.22 G against 1.64 G).
+#[derive(Clone, Debug)]
+pub struct Near<'a> {
+    /// Whose rows are read; `None` when only `run` is.
+    survey: Option<&'a Survey>,
+    p: Vec2,
+    reach: Fx,
+    /// The columns of tiles read on each row.
+    x0: i32,
+    x1: i32,
+    /// The next row of tiles to read and the last.
+    row: i32,
+    last_row: i32,
+    /// What is left of the run of bodies being read.
+    run: std::slice::Iter<'a, Body>,
+}
+
+impl<'a> Near<'a> {
+    /// The bodies of `bodies` within `reach` of `p`, in their order.
+    pub fn among(bodies: &'a [Body], p: Vec2, reach: Fx) -> Near<'a> {
+        Near {
+            survey: None,
+            p,
+            reach,
+            x0: 0,
+            x1: 0,
+            row: 0,
+            last_row: -1,
+            run: bodies.iter(),
+        }
+    }
+}
+
+impl<'a> Iterator for Near<'a> {
+    type Item = &'a Body;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<&'a Body> {
+        let (p, reach) = (self.p, self.reach);
+        loop {
+            if let Some(b) = self
+                .run
+                .find(|b| (b.middle.x - p.x).abs() <= reach && (b.middle.y - p.y).abs() <= reach)
+            {
+                return Some(b);
+            }
+            let s = self.survey?;
+            if self.row > self.last_row {
+                return None;
+            }
+            let f = &s.filed;
+            let a = s.starts[f.index(self.x0, self.row)] as usize;
+            let b = s.starts[f.index(self.x1, self.row) + 1] as usize;
+            self.run = s.bodies[a..b].iter();
+            self.row += 1;
+        }
     }
 }
 
@@ -510,5 +585,34 @@ mod tests {
         assert!(s.on_tile(0).is_empty());
         assert_eq!(s.owners_in(t(0, 0), t(29, 29)), PlayerMask::NONE);
         assert_eq!(s.owned_in_patch(0, 0, 0).len(), 0);
+    }
+
+    #[test]
+    fn near_finds_every_body_within_reach_and_no_other() {
+        // A scatter of militia (some on one tile, some at the map's edges) and points all over.
+        let mut at = Vec::new();
+        for k in 0..60i32 {
+            at.push((0, (k * 7) % 23, (k * 11) % 17));
+        }
+        at.extend([(0, 0, 0), (0, 22, 16), (0, 5, 5)]);
+        let (w, _) = militia_world(23, 17, 1, &at);
+        let mut s = Survey::default();
+        s.file(&w);
+        for k in 0..200i64 {
+            let p = Vec2::new(
+                fx_ratio(k * 37 % 260 - 15, 10),
+                fx_ratio(k * 53 % 200 - 15, 10),
+            );
+            let reach = fx_ratio(k % 30, 10);
+            let within =
+                |b: &&Body| (b.middle.x - p.x).abs() <= reach && (b.middle.y - p.y).abs() <= reach;
+            let all: Vec<EntityId> = s.bodies().iter().filter(within).map(|b| b.entity).collect();
+            let found: Vec<EntityId> = s.near(p, reach).map(|b| b.entity).collect();
+            assert_eq!(found, all, "round {p:?} within {reach}");
+            let among: Vec<EntityId> = Near::among(s.bodies(), p, reach)
+                .map(|b| b.entity)
+                .collect();
+            assert_eq!(among, all);
+        }
     }
 }

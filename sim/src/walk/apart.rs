@@ -10,7 +10,7 @@
 pub use crate::astar::K_BODY_SLACK;
 use crate::astar::{middle_clear, tested_radius};
 use crate::grid::{Grid, Keyed};
-use crate::nav::{Body, Survey};
+use crate::nav::{Body, Near, Survey};
 use crate::position::{fx, fx_ratio, tile_of, Fx, Tile, Vec2};
 use crate::world::{EntityId, Route};
 
@@ -54,8 +54,8 @@ pub struct Stepper<'a> {
 
 /// The bodies within `reach` (box distance) of `centre`, gathered once from the survey for the
 /// rest of a walker's step when it first crowds someone: bending round them asks three or more
-/// times more round points a step apart. For speed alone: every ask that falls inside gets the same bodies a look in the survey would (those
-/// within the allowance of the point), only in another order, and no answer depends on it.
+/// times more round points a step apart. For speed alone: every ask that falls inside gets the
+/// same bodies a look in the survey would, only in another order, and no answer depends on it.
 #[derive(Clone, Copy, Debug)]
 pub struct Nearby<'a> {
     pub centre: Vec2,
@@ -162,8 +162,9 @@ impl Stepper<'_> {
     /// closed tile, and `p` stands on open ground unless it is still on the starting tile (a
     /// walker inside a building just put up walks out of it).
     pub fn open_step(&self, from: Vec2, p: Vec2) -> bool {
-        (p.tile() == from.tile() || self.grid.passable_point(self.key, p))
-            && middle_clear(self.grid, self.key, from, p)
+        // A step within its starting tile crosses no other (`middle_clear` of it is true).
+        p.tile() == from.tile()
+            || (self.grid.passable_point(self.key, p) && middle_clear(self.grid, self.key, from, p))
     }
 
     /// Whether the walker's body at `p` touches no closed tile it did not already touch at
@@ -181,6 +182,10 @@ impl Stepper<'_> {
         };
         let (ax0, ax1, ay0, ay1) = span(from);
         let (x0, x1, y0, y1) = span(p);
+        if (x0, x1, y0, y1) == (ax0, ax1, ay0, ay1) {
+            // Most steps touch no tile the body did not touch already.
+            return true;
+        }
         (y0..=y1).all(|y| {
             (x0..=x1).all(|x| {
                 (x >= ax0 && x <= ax1 && y >= ay0 && y <= ay1)
@@ -219,20 +224,18 @@ impl Stepper<'_> {
     }
 
     /// Bodies a walker at `p` might come too near: everyone but itself and those it walks
-    /// through, and perhaps some further than that (the step's gathered [`Nearby`]): every
-    /// caller asks first whether a body is within the allowance of `p`, which is less than
-    /// the radius and [`Stepper::widest`] together. Those it lets through
+    /// through within the radius and [`Stepper::widest`] together (box distance), which is more
+    /// than any allowance; read from the step's gathered [`Nearby`] when they cover `p`. Those
+    /// it lets through
     /// ([`Stepper::lets_through`]) are left out by the callers, after the distance test.
     fn near(&self, p: Vec2) -> impl Iterator<Item = &Body> + '_ {
         let me = self.me;
         let reach = self.radius + self.widest;
-        let gathered = self.nearby.covering(p, reach);
-        let asked = gathered.is_none().then(|| self.survey.near(p, reach));
-        gathered
-            .into_iter()
-            .flatten()
-            .chain(asked.into_iter().flatten())
-            .filter(move |b| b.entity != me && !self.walks_through(b))
+        let bodies = match self.nearby.covering(p, reach) {
+            Some(gathered) => Near::among(gathered, p, reach),
+            None => self.survey.near(p, reach),
+        };
+        bodies.filter(move |b| b.entity != me && !self.walks_through(b))
     }
 
     /// Whether the walker walks through `b` ([`Through`]).
@@ -295,7 +298,12 @@ impl Stepper<'_> {
             return false;
         }
         let too_near = |b: &Body| {
-            let now = squared(p - b.middle);
+            // First the cheap test: no allowance is wider than the two radii together.
+            let (d, most) = (p - b.middle, self.radius + b.radius);
+            if d.x.abs() >= most || d.y.abs() >= most {
+                return false;
+            }
+            let now = squared(d);
             now < self.allowance_sq(b) && now < squared(from - b.middle)
         };
         if self.march.is_none() {
