@@ -52,6 +52,10 @@ pub fn speed_of(world: &World, u: &Unit) -> Fx {
         .filter(|t| t.units.contains(&u.kind))
         .map(|t| t.speed_percent)
         .sum();
+    if percent == 0 {
+        // `base` × 100 / 100 exactly, without the division's cost.
+        return base;
+    }
     base * Fx::from_num(100 + percent) / fx(100)
 }
 
@@ -136,6 +140,11 @@ pub fn walk_all(world: &mut World) {
 
 /// The stepper for unit `i` walking `route` this tick.
 pub fn stepper<'a>(world: &'a World, i: usize, route: &Route) -> Stepper<'a> {
+    stepper_with(world, i, route, widest(world))
+}
+
+/// [`stepper`], the widest radius of any unit kind known (`widest`).
+fn stepper_with<'a>(world: &'a World, i: usize, route: &Route, widest: Fx) -> Stepper<'a> {
     let u = &world.state.units[i];
     Stepper {
         grid: world.grid(),
@@ -143,7 +152,7 @@ pub fn stepper<'a>(world: &'a World, i: usize, route: &Route) -> Stepper<'a> {
         key: world.key_of(u),
         me: u.id,
         radius: world.rules().units[u.kind as usize].radius,
-        widest: widest(world),
+        widest,
         march: apart::marching_with(u.formation, route),
         squeeze: held::squeezes(route, world.state.tick).then(|| goal::point_of(u, route)),
         // Near its point the crowd there stops it (someone on the goal, a crowd at the goal). A
@@ -171,10 +180,7 @@ fn walk(world: &World, i: usize, route: &mut Route, widest: Fx, nearby: &mut Vec
     if let Some(cap) = route.speed_cap {
         speed = speed.min(cap);
     }
-    let mut s = Stepper {
-        widest,
-        ..stepper(world, i, route)
-    };
+    let mut s = stepper_with(world, i, route, widest);
     let mut nearby = Some(nearby);
     // Nothing but this walker moves during its walk: its target's box is looked up once.
     let target_box = route.target.and_then(|t| box_of(world, t));
