@@ -147,6 +147,9 @@ pub struct Survey {
     /// stay filed where the tick began as they walk, and units off the map are filed on its
     /// edge. [`Survey::near`] looks this much further round.
     spill: Fx,
+    /// The widest radius of any body filed: no body nearer a point than its radius and a walker's
+    /// together lies further from it than this and the walker's radius.
+    widest: Fx,
     width: i32,
     height: i32,
 }
@@ -212,6 +215,7 @@ impl Survey {
         let patches = self.owners.len();
         self.members.clear();
         self.spill = Fx::ZERO;
+        self.widest = Fx::ZERO;
         for (i, u) in world.state.units.iter().enumerate() {
             let Tile { x, y } = self.tile_of[i];
             let tile = (y * self.width + x) as u32;
@@ -222,12 +226,14 @@ impl Survey {
             let patch = self.patched.index(x / K_OWNER_PATCH, y / K_OWNER_PATCH);
             self.owner_keys[k as usize] = (owner_bucket(u.owner) * patches + patch) as u32;
             self.spill = self.spill.max(outside_tile(x, y, u.position));
+            let radius = rules.units[u.kind as usize].radius;
+            self.widest = self.widest.max(radius);
             self.bodies[k as usize] = Body {
                 tile,
                 entity: u.id,
                 owner: u.owner,
                 middle: u.position,
-                radius: rules.units[u.kind as usize].radius,
+                radius,
                 moving: u.route.is_some(),
                 heading: u
                     .route
@@ -334,6 +340,11 @@ impl Survey {
     fn outside_tile(&self, tile: u32, p: Vec2) -> Fx {
         let (x, y) = self.xy(tile);
         outside_tile(x, y, p)
+    }
+
+    /// The widest radius of any body filed (zero with none).
+    pub fn widest(&self) -> Fx {
+        self.widest
     }
 
     /// Every body filed, in (tile, entity) order.

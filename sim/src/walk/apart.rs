@@ -35,7 +35,8 @@ pub struct Stepper<'a> {
     pub key: Keyed,
     pub me: EntityId,
     pub radius: Fx,
-    /// The widest radius of any unit kind: how far round a point bodies are looked for.
+    /// The widest radius of any unit kind: how far round a point the looks of an arrival reach
+    /// (the keep-apart scan reaches only the widest body filed, [`Survey::widest`]).
     pub widest: Fx,
     /// Marching to its place in a formation: the formation and the place ([`marching_with`]);
     /// `None` for every other walk.
@@ -224,13 +225,13 @@ impl Stepper<'_> {
     }
 
     /// Bodies a walker at `p` might come too near: everyone but itself and those it walks
-    /// through within the radius and [`Stepper::widest`] together (box distance), which is more
-    /// than any allowance; read from the step's gathered [`Nearby`] when they cover `p`. Those
-    /// it lets through
+    /// through within its radius and the widest body's filed ([`Survey::widest`]) together (box
+    /// distance), which is more than any allowance; read from the step's gathered [`Nearby`]
+    /// when they cover `p`. Those it lets through
     /// ([`Stepper::lets_through`]) are left out by the callers, after the distance test.
     fn near(&self, p: Vec2) -> impl Iterator<Item = &Body> + '_ {
         let me = self.me;
-        let reach = self.radius + self.widest;
+        let reach = self.radius + self.survey.widest();
         let bodies = match self.nearby.covering(p, reach) {
             Some(gathered) => Near::among(gathered, p, reach),
             None => self.survey.near(p, reach),

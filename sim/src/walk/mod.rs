@@ -244,7 +244,7 @@ fn walk(world: &World, i: usize, route: &mut Route, widest: Fx, nearby: &mut Vec
             // Every point the rest of the step asks about lies within twice what is left of it
             // (a bend is no longer than the step).
             if let Some(room) = nearby.take() {
-                let reach = radius + widest + left * 2 + fx_ratio(1, 16);
+                let reach = radius + s.survey.widest() + left * 2 + fx_ratio(1, 16);
                 s.nearby = apart::Nearby::gather(&world.caches.survey, u.id, at, reach, room);
             }
             s.bend(at, to)
