@@ -110,3 +110,72 @@ fn the_replanspread_army_waits_out_its_table() {
     );
     no_more_often_than_the_table(name, &s);
 }
+
+/// Attack-movers look for an enemy on one tick in `K_LOOK_EVERY_TICKS`, their id's, and at once
+/// when the enemy they fight has fallen (sim/src/tick/combat.rs): none walks on with an enemy in
+/// sight that many ticks without fighting one, one whose enemy has fallen fights the next at
+/// once when one is in sight, and some did see an enemy a tick or more after it came into sight
+/// (the rule is in force). `scenarios/attack_movers_look_for_enemies.toml`.
+#[test]
+fn attack_movers_see_an_enemy_within_four_ticks_and_look_again_at_once_when_it_falls() {
+    use cohort_sim::position::Bounds;
+    use cohort_sim::tick::K_LOOK_EVERY_TICKS;
+    use cohort_sim::walk::{box_of, reach_gap};
+    use cohort_sim::world::{Order, World};
+
+    let s = common::load("attack_movers_look_for_enemies.toml");
+    let ticks = s.ticks;
+    let mut r = Runner::new(s);
+    // Whether unit `id` has a living enemy within its sight (the gap between their boxes).
+    let in_sight = |w: &World, id: EntityId| {
+        let u = w.unit(id).expect("alive");
+        let kind = &w.rules().units[u.kind as usize];
+        let me = Bounds::around(u.position, kind.radius);
+        w.state.units.iter().any(|v| {
+            v.hit_points > 0
+                && !w.allied(u.owner, v.owner)
+                && box_of(w, v.id).is_some_and(|b| reach_gap(&me, &b) <= kind.sight)
+        })
+    };
+    // Per attack-mover: ticks in a row it began with an enemy in sight and no fight, and ended
+    // the tick with none.
+    let mut unseen: std::collections::BTreeMap<EntityId, u64> = Default::default();
+    let (mut late, mut fallen_looks) = (0, 0);
+    for _ in 0..ticks {
+        let before: Vec<(EntityId, bool, bool)> = r
+            .world
+            .state
+            .units
+            .iter()
+            .filter(|u| u.hit_points > 0 && matches!(u.order, Order::AttackMove { .. }))
+            .map(|u| {
+                let fallen = u.fight.is_some_and(|t| box_of(&r.world, t).is_none());
+                let free = u.fight.is_none() || fallen;
+                (u.id, free && in_sight(&r.world, u.id), fallen)
+            })
+            .collect();
+        r.step();
+        for (id, sees, fallen) in before {
+            let Some(u) = r.world.unit(id).filter(|u| u.hit_points > 0) else {
+                continue;
+            };
+            let fighting = u.fight.is_some_and(|t| box_of(&r.world, t).is_some());
+            if sees && fallen {
+                assert!(fighting, "attack-mover {id:?} looked again at once");
+                fallen_looks += 1;
+            }
+            let n = unseen.entry(id).or_default();
+            *n = if sees && !fighting { *n + 1 } else { 0 };
+            late += u64::from(*n == 1);
+            assert!(
+                *n < K_LOOK_EVERY_TICKS,
+                "attack-mover {id:?} walked on {n} ticks with an enemy in sight"
+            );
+        }
+    }
+    assert!(late > 0, "some attack-mover saw an enemy a tick late");
+    assert!(
+        fallen_looks > 0,
+        "some attack-mover's enemy fell with another in sight"
+    );
+}

@@ -2,7 +2,8 @@
 //! following, hold).
 //!
 //! Each fighter, in id order: an attack fights its target; an attack-move fights the nearest
-//! enemy it meets within sight, then goes on to its point; a hold never moves and fights what
+//! enemy it meets within sight (looking on one tick in [`K_LOOK_EVERY_TICKS`]), then goes on to
+//! its point; a hold never moves and fights what
 //! comes in range; a follow keeps within [`K_FOLLOW_RANGE`] of its target; an idle unit struck
 //! by an enemy fights back (it attacks the striker, then stands idle again where the fight
 //! ended) — the devlog's idle state, with AoE II's answer to being hit. In range it stops and
@@ -24,6 +25,14 @@ use crate::world::{find, EntityId, Order, UnitState, World, TICK_MS};
 /// `AcceptanceRadius` defaulting to 1.0 (in its engine's units, not tiles): reading it as one
 /// tile is Cohort's choice; the spec names no follow distance.
 pub const K_FOLLOW_RANGE: Fx = fx(1);
+
+/// An attack-mover with no enemy to fight, or held up on its way to the one it fights, looks for
+/// the nearest enemy in sight on one tick in this many, its id's (Cohort's choice, for speed
+/// alone: 1,632 soldiers in `crowd_tick`'s `fights` looked about 930 times a tick, a quarter of
+/// the tick's work). In between it fights on the enemy it has, or walks on as though none were
+/// in sight: an enemy coming into sight is met at most 48 ms later. One whose enemy has fallen
+/// looks at once.
+pub const K_LOOK_EVERY_TICKS: u64 = 4;
 
 pub fn run(world: &mut World) {
     world.caches.shared_chases.clear();
@@ -66,13 +75,18 @@ fn fight(world: &mut World, i: usize) {
                 || u.route
                     .as_ref()
                     .is_some_and(|r| held_ticks(r, world.state.tick) >= K_CLAIM_HELD_TICKS);
-            let keep = u.fight.filter(|&t| !held && box_of(world, t).is_some());
+            let fighting = u.fight.filter(|&t| box_of(world, t).is_some());
+            let fallen = u.fight.is_some() && fighting.is_none();
+            let looks = fallen
+                || (world.state.tick.wrapping_add(u.id.0)).is_multiple_of(K_LOOK_EVERY_TICKS);
+            let keep = fighting.filter(|_| !(held && looks));
             let widest = widest(world);
-            (
-                keep.or_else(|| nearest_enemy(world, i, sight, widest)),
-                range,
-                true,
-            )
+            let nearest = || {
+                looks
+                    .then(|| nearest_enemy(world, i, sight, widest))
+                    .flatten()
+            };
+            (keep.or_else(nearest), range, true)
         }
         Order::Hold => (nearest_enemy(world, i, range, widest(world)), range, true),
         _ => return,

@@ -12,7 +12,7 @@ mod orders;
 mod patch;
 mod work;
 
-pub use combat::K_FOLLOW_RANGE;
+pub use combat::{K_FOLLOW_RANGE, K_LOOK_EVERY_TICKS};
 pub use movement::speed_per_tick;
 
 use crate::command::PlayerCommand;
