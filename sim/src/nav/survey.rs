@@ -581,6 +581,7 @@ mod tests {
         assert!(s.on_tile(tile(99, 89)).is_empty());
         assert!(s.on_tile(u32::MAX).is_empty());
         assert_eq!(s.near(Vec2::new(fx(57), fx(52)), fx(1)).count(), 1);
+        assert_eq!(s.widest(), fx_ratio(1, 5), "a militiaman's radius");
         assert_eq!(s.owners_in(t(0, 0), t(99, 89)).0, 0b11);
         assert_eq!(s.owners_in(t(0, 0), t(39, 89)), PlayerMask::NONE);
         assert_eq!(s.owners_in(t(56, 0), t(99, 89)), PlayerMask::of(1));
@@ -596,6 +597,7 @@ mod tests {
         assert!(s.on_tile(0).is_empty());
         assert_eq!(s.owners_in(t(0, 0), t(29, 29)), PlayerMask::NONE);
         assert_eq!(s.owned_in_patch(0, 0, 0).len(), 0);
+        assert_eq!(s.widest(), Fx::ZERO);
     }
 
     #[test]
