@@ -3,15 +3,15 @@
 //!
 //! Each fighter, in id order: an attack fights its target; an attack-move fights the nearest
 //! enemy it meets within sight (looking on one tick in [`K_LOOK_EVERY_TICKS`]), then goes on to
-//! its point; a hold never moves and fights what
-//! comes in range; a follow keeps within [`K_FOLLOW_RANGE`] of its target; an idle unit struck
-//! by an enemy fights back (it attacks the striker, then stands idle again where the fight
-//! ended) — the devlog's idle state, with AoE II's answer to being hit. In range it stops and
-//! strikes whenever its reload allows (melee or ranged alike: a strike lands at once); out of
-//! range it chases (`nav::chase`): planning at once, then after the chase's `replan_wait`, or when
-//! its walk has run out — standing at a waiting place round a crowded target is not that: it
-//! waits out its `replan_wait` like the rest. A strike takes hit points; at none, a unit dies and a building falls (in
-//! the aftermath).
+//! its point; a hold never moves and fights what comes in range; a follow keeps within
+//! [`K_FOLLOW_RANGE`] of its target; an idle unit struck by an enemy fights back (it attacks the
+//! striker, then stands idle again where the fight ended) — the devlog's idle state, with AoE
+//! II's answer to being hit. In range it stops and strikes whenever its reload allows (melee or
+//! ranged alike: a strike lands at once); out of range it chases (`nav::chase`): planning at
+//! once, then after the chase's `replan_wait`, or when its walk has run out — standing at a
+//! waiting place round a crowded target is not that: it waits out its `replan_wait` like the
+//! rest. A strike takes hit points; at none, a unit dies and a building falls (in the
+//! aftermath).
 
 use crate::nav::chase::{K_CLAIM_HELD_TICKS, K_SAME_PLACE};
 use crate::nav::survey::{Owned, K_OWNER_BUCKETS, K_OWNER_PATCH};

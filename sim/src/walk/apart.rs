@@ -225,8 +225,8 @@ impl Stepper<'_> {
     }
 
     /// Bodies a walker at `p` might come too near: everyone but itself and those it walks
-    /// through within its radius and the widest body's filed ([`Survey::widest`]) together (box
-    /// distance), which is more than any allowance; read from the step's gathered [`Nearby`]
+    /// through within its radius and the widest filed body's radius ([`Survey::widest`]) together
+    /// (box distance), which is more than any allowance; read from the step's gathered [`Nearby`]
     /// when they cover `p`. Those it lets through
     /// ([`Stepper::lets_through`]) are left out by the callers, after the distance test.
     fn near(&self, p: Vec2) -> impl Iterator<Item = &Body> + '_ {
