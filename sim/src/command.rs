@@ -1,9 +1,9 @@
 //! Commands: what players ask of their units. Each names the player who gave it; a command
 //! naming a unit that player does not own is ignored whole, identically on every peer, and
-//! counted ([`crate::world::Counters::ignored_commands`]).
+//! counted ([`crate::state::Counters::ignored_commands`]).
 
+use crate::id::{EntityId, PlayerId};
 use crate::position::{Fx, Tile, Vec2};
-use crate::world::{EntityId, PlayerId};
 use serde::{Deserialize, Serialize};
 
 /// The most units one command may name; a longer list is ignored whole.

@@ -6,16 +6,19 @@
 //! named after.
 
 pub mod astar;
+pub mod canon;
 pub mod command;
 pub mod formation;
 pub mod grid;
 pub mod hash;
+pub mod id;
 pub mod map;
 pub mod nav;
 pub mod position;
 pub mod ruleset;
 pub mod scenario;
 pub mod soak;
+pub mod state;
 pub mod tick;
 pub mod verify;
 pub mod walk;

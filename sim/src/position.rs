@@ -306,6 +306,12 @@ impl Bounds {
     }
 }
 
+/// The squared length of `v` in raw fixed-point bits (32 fraction bits): exact, no root.
+pub fn squared(v: Vec2) -> i128 {
+    let (x, y) = (i128::from(v.x.to_bits()), i128::from(v.y.to_bits()));
+    x * x + y * y
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

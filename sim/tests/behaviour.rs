@@ -5,9 +5,9 @@
 mod common;
 
 use cohort_sim::nav::spot::K_ROUNDING;
+use cohort_sim::nav::{in_range, K_INSIDE};
 use cohort_sim::position::{fx_ratio, Bounds, Fx, Vec2};
 use cohort_sim::scenario::Runner;
-use cohort_sim::walk::{in_range, K_INSIDE};
 use cohort_sim::world::Unit;
 use cohort_sim::world::{Order, UnitState};
 use cohort_sim::{EntityId, World};

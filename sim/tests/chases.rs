@@ -5,8 +5,8 @@
 mod common;
 
 use cohort_sim::nav::chase::{K_CHASE_REPLAN_MS, K_CHASE_STAGGER_MS};
+use cohort_sim::nav::in_range;
 use cohort_sim::scenario::Runner;
-use cohort_sim::walk::in_range;
 use cohort_sim::world::TICK_MS;
 use cohort_sim::EntityId;
 
@@ -118,9 +118,9 @@ fn the_replanspread_army_waits_out_its_table() {
 /// (the rule is in force). `scenarios/attack_movers_look_for_enemies.toml`.
 #[test]
 fn attack_movers_see_an_enemy_within_four_ticks_and_look_again_at_once_when_it_falls() {
+    use cohort_sim::nav::{box_of, reach_gap};
     use cohort_sim::position::Bounds;
     use cohort_sim::tick::K_LOOK_EVERY_TICKS;
-    use cohort_sim::walk::{box_of, reach_gap};
     use cohort_sim::world::{Order, World};
 
     let s = common::load("attack_movers_look_for_enemies.toml");

@@ -210,9 +210,9 @@ fn walk_tiles(from: Vec2, to: Vec2, mut ok: impl FnMut(i32, i32) -> bool) -> boo
 mod tests {
     use super::*;
     use crate::grid::Occupant;
+    use crate::id::EntityId;
     use crate::position::{fx, Tile};
     use crate::ruleset::Ruleset;
-    use crate::world::EntityId;
 
     fn grid_with(closed: &[(i32, i32)]) -> Grid {
         let rules = Ruleset::default_rules();

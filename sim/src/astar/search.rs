@@ -429,8 +429,8 @@ mod tests {
     /// wide at y = 6 and 7; searched from (1, 2) to (10, 2) by a body wider than a tile or not.
     fn through_the_tree_line(wide: bool) -> Vec<Tile> {
         use crate::grid::Occupant;
+        use crate::id::EntityId;
         use crate::ruleset::Ruleset;
-        use crate::world::EntityId;
         let rules = Ruleset::default_rules();
         let mut g = Grid::new(&rules, 12, 9, rules.terrain("grass").unwrap());
         for y in [0, 1, 3, 4, 5, 8] {

@@ -186,9 +186,9 @@ mod tests {
     use super::*;
     use crate::astar::K_MIN_BODY_RADIUS;
     use crate::grid::Occupant;
+    use crate::id::EntityId;
     use crate::position::{fx, fx_ratio};
     use crate::ruleset::Ruleset;
-    use crate::world::EntityId;
 
     fn p(x: i32, y: i32) -> Vec2 {
         Vec2::new(fx(x), fx(y))

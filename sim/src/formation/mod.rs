@@ -18,10 +18,12 @@ pub mod shape;
 pub use layout::{layout, Place, K_SPACING};
 
 use crate::command::FormationKind;
+use crate::id::{EntityId, PlayerId};
 use crate::nav::{marching, route_beside, toward_clear_of, Ask};
 use crate::position::{fx, fx_ratio, mul_div, Fx, Vec2};
+use crate::state::{Formation, Order, Route, UnitState};
 use crate::walk::speed_of;
-use crate::world::{EntityId, Formation, Order, PlayerId, Route, UnitState, World};
+use crate::world::World;
 
 /// Locks `units` into a new formation of `kind` (leaving any they were in). A group of fewer
 /// than two is in none.

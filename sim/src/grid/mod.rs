@@ -16,21 +16,15 @@ pub use footprint::{Footprint, GATE_ACROSS, GATE_ALONG};
 pub use key::{Keyed, PlayerMask};
 pub use marks::TileMarks;
 pub use regions::{RegionId, Regions};
+// The ruleset names terrains and layers; the grid is laid out in them.
+pub use crate::ruleset::{LayerId, TerrainId, TerrainMask, MAX_LAYERS};
 
+use crate::id::EntityId;
 use crate::position::{tile_of, Fx, Tile, Vec2};
 use crate::ruleset::Ruleset;
-use crate::world::EntityId;
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, Mutex};
 
-/// Index of a terrain in the ruleset.
-pub type TerrainId = u8;
-/// A set of terrains, one bit per [`TerrainId`].
-pub type TerrainMask = u32;
-/// Index of a passability layer; layer 0 is land.
-pub type LayerId = u8;
-/// At most this many passability layers (the spec's `Physics::kMaxLayers`).
-pub const MAX_LAYERS: usize = 8;
 /// The largest map side, in tiles: keeps every tile index and route cost well inside 32 bits.
 pub const MAX_MAP_SIDE: i32 = 2048;
 
@@ -90,7 +84,7 @@ pub struct Grid {
 struct CanonCache(Mutex<Option<Canonical>>);
 
 /// The grid's canonical encoding and its tick hash, at a revision.
-type Canonical = (u64, Arc<[u8]>, crate::hash::TickHash);
+type Canonical = (u64, Arc<[u8]>, crate::canon::TickHash);
 
 impl Clone for CanonCache {
     fn clone(&self) -> CanonCache {
@@ -327,19 +321,19 @@ impl Grid {
 
     /// The tick hash of the grid's canonical encoding (what `World::tick_hash` folds for it),
     /// cached with it.
-    pub fn canonical_tick_hash(&self) -> crate::hash::TickHash {
+    pub fn canonical_tick_hash(&self) -> crate::canon::TickHash {
         self.cached().1
     }
 
-    fn cached(&self) -> (Arc<[u8]>, crate::hash::TickHash) {
+    fn cached(&self) -> (Arc<[u8]>, crate::canon::TickHash) {
         let mut cache = self.canon.0.lock().unwrap_or_else(|e| e.into_inner());
         match &*cache {
             Some((revision, bytes, digest)) if *revision == self.revision => {
                 (bytes.clone(), *digest)
             }
             _ => {
-                let bytes: Arc<[u8]> = crate::hash::canonical_bytes(self).into();
-                let mut m = crate::hash::Mixer::default();
+                let bytes: Arc<[u8]> = crate::canon::canonical_bytes(self).into();
+                let mut m = crate::canon::Mixer::default();
                 m.bytes(&bytes);
                 let digest = m.finish();
                 *cache = Some((self.revision, bytes.clone(), digest));

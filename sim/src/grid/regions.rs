@@ -7,8 +7,8 @@
 //! (never global), so worlds run side by side keep their own.
 
 use super::{Grid, Keyed, LayerId, Occupant};
+use crate::id::EntityId;
 use crate::position::Tile;
-use crate::world::EntityId;
 
 /// A region's label; the same label means the same connected ground for that key.
 pub type RegionId = u32;

@@ -3,16 +3,15 @@
 //! state; the tick hash (`fold.rs`) is a fast digest of the whole state taken after every tick.
 //! All of them are built from one destructuring of `State` (`parts.rs`).
 
-mod canon;
 mod fold;
 mod parts;
 
-pub use canon::{encode, CanonError, Sink};
-pub use fold::{Fold, Mixer, TickHash};
+pub use crate::canon::{canonical_bytes, encode, hash_of, CanonError, Fold, Mixer, Sink, TickHash};
 pub use parts::{Entry, Part};
 
+use crate::canon::{put, Buffered};
 use crate::grid::Grid;
-use crate::world::World;
+use crate::state::State;
 use parts::{visit, Listed, Visit};
 use serde::Serialize;
 
@@ -22,89 +21,7 @@ use serde::Serialize;
 )]
 pub struct StateHash(pub [u8; 32]);
 
-/// `Display` and `Debug` as lowercase hex, for a hash newtype over a byte array.
-macro_rules! shown_as_hex {
-    ($t:ty) => {
-        impl std::fmt::Display for $t {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                for b in self.0 {
-                    write!(f, "{b:02x}")?;
-                }
-                Ok(())
-            }
-        }
-
-        impl std::fmt::Debug for $t {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                std::fmt::Display::fmt(self, f)
-            }
-        }
-    };
-}
-pub(crate) use shown_as_hex;
-
-shown_as_hex!(StateHash);
-
-/// blake3 of a value's canonical encoding.
-///
-/// Panics only if the value holds a float, which no sim type does.
-pub fn hash_of<T: Serialize + ?Sized>(value: &T) -> [u8; 32] {
-    let mut h = Buffered::new();
-    put(&mut h, value);
-    h.finish()
-}
-
-/// Feeds a value's canonical encoding to a sink.
-fn put<T: Serialize + ?Sized, S: Sink>(sink: &mut S, value: &T) {
-    encode(value, sink).expect("sim state holds no floats");
-}
-
-/// The canonical bytes of a value.
-pub fn canonical_bytes<T: Serialize + ?Sized>(value: &T) -> Vec<u8> {
-    let mut v = Vec::new();
-    encode(value, &mut v).expect("sim state holds no floats");
-    v
-}
-
-/// How many canonical bytes are gathered before blake3 takes them: one `update` of many
-/// chunks is several times faster than an `update` a field (BENCHMARKS.md, "Tick hashes").
-const HASH_BUFFER_BYTES: usize = 64 * 1024;
-
-/// A blake3 hasher fed through a buffer. The hash is that of the bytes put, however they are
-/// cut.
-struct Buffered {
-    hasher: blake3::Hasher,
-    buffer: Vec<u8>,
-}
-
-impl Buffered {
-    fn new() -> Buffered {
-        Buffered {
-            hasher: blake3::Hasher::new(),
-            buffer: Vec::with_capacity(HASH_BUFFER_BYTES),
-        }
-    }
-
-    fn finish(mut self) -> [u8; 32] {
-        self.hasher.update(&self.buffer);
-        *self.hasher.finalize().as_bytes()
-    }
-}
-
-impl Sink for Buffered {
-    #[inline]
-    fn put(&mut self, bytes: &[u8]) {
-        if self.buffer.len() + bytes.len() > HASH_BUFFER_BYTES {
-            self.hasher.update(&self.buffer);
-            self.buffer.clear();
-            if bytes.len() >= HASH_BUFFER_BYTES {
-                self.hasher.update(bytes);
-                return;
-            }
-        }
-        self.buffer.extend_from_slice(bytes);
-    }
-}
+crate::canon::shown_as_hex!(StateHash);
 
 /// The names of the parts of the state, each hashed on its own ([`Part::name`], in
 /// [`Part::ALL`]'s order).
@@ -192,28 +109,28 @@ impl Visit for Folded {
     }
 }
 
-impl World {
+impl State {
     /// blake3 over the canonical encoding of the whole state. Same state, same hash, everywhere.
     ///
-    /// The bytes are exactly those of encoding `State` whole ([`World::hash_uncached`]), field
+    /// The bytes are exactly those of encoding `State` whole ([`State::hash_uncached`]), field
     /// by field in declaration order, except that the grid's encoding comes from its cache
     /// ([`crate::grid::Grid::canonical`], taken again only after the grid changed).
     pub fn hash(&self) -> StateHash {
         let mut whole = Whole(Buffered::new());
-        visit(&self.state, &mut whole);
+        visit(self, &mut whole);
         StateHash(whole.0.finish())
     }
 
-    /// [`World::hash`] the slow way: the whole state through the canonical encoder, grid
+    /// [`State::hash`] the slow way: the whole state through the canonical encoder, grid
     /// included. Always equal to `hash` (tested); for checks, not for every turn.
     pub fn hash_uncached(&self) -> StateHash {
-        StateHash(hash_of(&self.state))
+        StateHash(hash_of(self))
     }
 
     /// One hash per part of the state, in the order of [`Part::ALL`] (names in [`PARTS`]).
     pub fn part_hashes(&self) -> Vec<(&'static str, StateHash)> {
         let mut by = ByPart(Vec::with_capacity(Part::ALL.len()));
-        visit(&self.state, &mut by);
+        visit(self, &mut by);
         by.0.sort_by_key(|(p, _)| *p);
         by.0.into_iter()
             .map(|(p, h)| (p.name(), StateHash(h.finish())))
@@ -224,7 +141,7 @@ impl World {
     /// part, then id).
     pub fn entity_hashes(&self) -> Vec<(Entry, StateHash)> {
         let mut by = ByEntry(Vec::new());
-        visit(&self.state, &mut by);
+        visit(self, &mut by);
         by.0.sort_by_key(|(e, _)| *e);
         by.0
     }
@@ -233,7 +150,7 @@ impl World {
     /// keeps after each tick of its recent turns.
     pub fn tick_hash(&self) -> TickHash {
         let mut folded = Folded(Mixer::default());
-        visit(&self.state, &mut folded);
+        visit(self, &mut folded);
         folded.0.finish()
     }
 }

@@ -5,9 +5,10 @@
 //! the part hashes, the entry hashes and the tick hash — so a field added to `State` does not
 //! compile until it is placed in a part here, and then every hash covers it.
 
-use super::fold::Fold;
+use crate::canon::Fold;
 use crate::grid::Grid;
-use crate::world::{Building, EntityId, Formation, Player, PlayerId, Resource, State, Unit};
+use crate::id::{EntityId, PlayerId};
+use crate::state::{Building, Formation, Player, Resource, State, Unit};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 

@@ -10,7 +10,8 @@
 use crate::grid::{Grid, TerrainId};
 use crate::position::{Tile, Vec2};
 use crate::ruleset::Ruleset;
-use crate::world::{Player, Rng, World};
+use crate::state::{Player, Rng};
+use crate::world::World;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 

@@ -20,7 +20,8 @@ pub use movingai::{parse_scenarios, Cell, MovingAiError, MovingAiMap, Scenario};
 use crate::grid::{Grid, TerrainId, MAX_MAP_SIDE};
 use crate::position::Tile;
 use crate::ruleset::{ResourceKindId, Ruleset};
-use crate::world::{Player, World};
+use crate::state::Player;
+use crate::world::World;
 use std::sync::Arc;
 
 /// What is wrong with a map file, and where (lines and columns count from 1 within the map text).

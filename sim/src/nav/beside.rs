@@ -14,8 +14,10 @@
 use super::route::{route_for, Ask};
 use crate::astar::body_clear;
 use crate::grid::Keyed;
+use crate::id::EntityId;
 use crate::position::{fx, Fx, Vec2};
-use crate::world::{EntityId, Route, World};
+use crate::state::Route;
+use crate::world::World;
 
 /// How far apart, across and along, two starts may be for one walk to serve both: two tiles.
 pub const K_SHARE_REACH: Fx = fx(2);

@@ -11,13 +11,15 @@
 //! where the chaser cannot go, is reached the same way at its edge.
 
 use super::beside::{may_share, SharedWalk};
+use super::reach::{box_of, reach_gap, K_INSIDE};
 use super::route::{region_here, route_for, Ask};
 use super::spot::{find_standing_spot, stands_in, Approach, Spot, K_ROUNDING};
 use crate::astar::body_clear;
+use crate::id::EntityId;
+use crate::position::squared;
 use crate::position::{fx, tile_of, Bounds, Fx, Vec2};
-use crate::walk::apart::squared;
-use crate::walk::{box_of, reach_gap, K_INSIDE};
-use crate::world::{EntityId, Order, Route, World};
+use crate::state::{Order, Route};
+use crate::world::World;
 
 /// A chase plans again about this often, in milliseconds.
 pub const K_CHASE_REPLAN_MS: u64 = 500;
@@ -45,7 +47,7 @@ pub const K_SURROUND_NEAR: Fx = fx(3);
 pub const K_WAITING_RINGS: usize = 3;
 /// A chaser held up this long on its way (two seconds) no longer keeps the place it walks to
 /// from the others (Cohort's choice).
-pub const K_CLAIM_HELD_TICKS: u64 = 2000 / crate::world::TICK_MS as u64;
+pub const K_CLAIM_HELD_TICKS: u64 = 2000 / crate::state::TICK_MS as u64;
 /// A group marches in lanes only when it is at least this many chasers.
 pub const K_LANE_GROUP: usize = 3;
 /// A chase planned again to a place within this of the one it walks to (half a tile, either
@@ -77,7 +79,7 @@ pub struct SetOn {
 }
 
 impl SetOn {
-    pub fn of(u: &crate::world::Unit) -> SetOn {
+    pub fn of(u: &crate::state::Unit) -> SetOn {
         let attacks = match u.order {
             Order::Attack { target } => Some(target),
             _ => None,
@@ -270,7 +272,7 @@ fn place_round(
         .map(|k| &world.state.units[k])
         .filter(|o| o.hit_points > 0)
         .map(|o| match &o.route {
-            Some(r) if crate::walk::held::held_ticks(r, now) < K_CLAIM_HELD_TICKS => r.goal,
+            Some(r) if crate::state::held_ticks(r, now) < K_CLAIM_HELD_TICKS => r.goal,
             _ => o.position,
         })
         .collect();

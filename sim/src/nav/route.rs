@@ -11,8 +11,10 @@ use crate::astar::{
     find_route, straighten, wider_than_a_tile, Budget, Search, StandingBody, Walker,
 };
 use crate::grid::{Grid, Keyed, RegionId, Regions};
+use crate::id::EntityId;
 use crate::position::{Bounds, Fx, Tile, Vec2};
-use crate::world::{EntityId, Progress, Route, World};
+use crate::state::{Progress, Route};
+use crate::world::World;
 
 /// What a route is asked for: who walks, from where, to where, and to what.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

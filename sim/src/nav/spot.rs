@@ -13,9 +13,9 @@
 //! on a target and a packed siege unit making for its range (`nav::chase`); a unit sent where it
 //! cannot stand (`tick::orders`).
 
+use crate::astar::K_BODY_SLACK;
 use crate::grid::{Keyed, RegionId};
 use crate::position::{Bounds, Fx, Vec2};
-use crate::walk::apart::K_BODY_SLACK;
 use crate::world::World;
 
 /// Spots a worker's width apart less this (a 256th of a tile) count as apart: steps of a
@@ -255,7 +255,7 @@ fn walk_face(
 }
 
 fn squared(v: Vec2) -> i128 {
-    crate::walk::apart::squared(v)
+    crate::position::squared(v)
 }
 
 /// Whether a unit of `radius` on `key` in `region` can stand at `p` and reach it: its tile is in

@@ -5,8 +5,9 @@
 //! the spacing of a walk.
 
 use crate::grid::{Grid, PlayerMask};
+use crate::id::{EntityId, PlayerId};
 use crate::position::{fx_ratio, Fx, Tile, Vec2};
-use crate::world::{EntityId, PlayerId, World};
+use crate::world::World;
 
 /// One unit's body as filed at the start of the tick.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -495,7 +496,7 @@ mod tests {
     use super::*;
     use crate::position::fx;
     use crate::ruleset::Ruleset;
-    use crate::world::Player;
+    use crate::state::Player;
     use std::sync::Arc;
 
     /// A `width` × `height` world of grass with `players` (ids 0 up, each its own team) and a

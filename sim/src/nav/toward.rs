@@ -8,8 +8,9 @@
 //! taken, so the unit comes as near as the ground allows rather than to a tile's middle.
 
 use super::route::region_here;
+use crate::id::EntityId;
 use crate::position::{fx_ratio, tile_of, Fx, Tile, Vec2};
-use crate::world::{EntityId, World};
+use crate::world::World;
 
 /// How many rings round the point are searched, in tiles.
 pub const K_TOWARD_REACH: i32 = 32;

@@ -15,7 +15,6 @@ pub use pair::Pair;
 /// The largest ruleset file, in bytes (the embedded default is a few kilobytes).
 pub const MAX_RULESET_BYTES: usize = 1 << 20;
 
-use crate::grid::{LayerId, TerrainId, TerrainMask, MAX_LAYERS};
 use crate::position::{fx, Fx};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -23,6 +22,14 @@ use std::collections::BTreeMap;
 /// The embedded default ruleset's text.
 pub const DEFAULT_RULESET_TOML: &str = include_str!("default.toml");
 
+/// Index of a terrain in the ruleset.
+pub type TerrainId = u8;
+/// A set of terrains, one bit per [`TerrainId`].
+pub type TerrainMask = u32;
+/// Index of a passability layer; layer 0 is land.
+pub type LayerId = u8;
+/// At most this many passability layers (the spec's `Physics::kMaxLayers`).
+pub const MAX_LAYERS: usize = 8;
 /// Index of a unit kind in [`Ruleset::units`].
 pub type UnitKindId = u16;
 /// Index of a building kind in [`Ruleset::buildings`].
@@ -505,7 +512,7 @@ fn compile(file: RulesetFile, origin: &str) -> Result<Ruleset, RulesetError> {
         technologies,
         hash: [0; 32],
     };
-    rules.hash = crate::hash::hash_of(&rules);
+    rules.hash = crate::canon::hash_of(&rules);
     Ok(rules)
 }
 

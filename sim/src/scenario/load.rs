@@ -8,10 +8,12 @@ use super::format::*;
 use super::{DEFAULT_TICKS, DEFAULT_TURN_TICKS, MAX_TURN_TICKS};
 use crate::command::{Command, PlayerCommand};
 use crate::grid::{Keyed, Occupant};
+use crate::id::{EntityId, PlayerId};
 use crate::map::{self, Layout, Legend, LegendEntry, MapError, MapOptions};
 use crate::position::{fx, Fx, Tile, Vec2};
 use crate::ruleset::{Pair, Ruleset, RulesetError, MAX_RULESET_BYTES};
-use crate::world::{EntityId, Player, PlayerId, PlayerStatus, Snapshot, SnapshotError, World};
+use crate::state::{Player, PlayerStatus};
+use crate::world::{Snapshot, SnapshotError, World};
 use std::sync::Arc;
 use toml::Spanned;
 
@@ -909,7 +911,7 @@ pub fn default_map(rules: Arc<Ruleset>, opts: MapOptions) -> Scenario {
     let mut commands = Vec::new();
     let rules = world.rules_arc();
     let players = world.state.players.len();
-    let worker = |u: &&crate::world::Unit| rules.units[u.kind as usize].worker;
+    let worker = |u: &&crate::state::Unit| rules.units[u.kind as usize].worker;
     for (i, player) in world.state.players.iter().enumerate() {
         let mine: Vec<_> = world
             .state

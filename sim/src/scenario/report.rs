@@ -3,9 +3,11 @@
 
 use super::watch::WatchReport;
 use crate::hash::StateHash;
+use crate::id::{EntityId, PlayerId};
 use crate::position::Vec2;
 use crate::ruleset::Good;
-use crate::world::{Counters, EntityId, Order, PlayerId, UnitState, World};
+use crate::state::{Counters, Order, UnitState};
+use crate::world::World;
 
 /// The final state of one unit.
 #[derive(Clone, Debug, PartialEq, Eq)]

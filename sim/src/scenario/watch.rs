@@ -9,12 +9,15 @@
 //! figures.
 
 use crate::grid::Keyed;
+use crate::id::{EntityId, PlayerId};
+use crate::nav::in_range;
 use crate::position::{fx_ratio, tile_of, Fx, Vec2};
 use crate::ruleset::Good;
+use crate::state::{Counters, Order, Unit, TICK_MS};
 use crate::tick::K_FOLLOW_RANGE;
 use crate::walk::apart::K_BODY_SLACK;
-use crate::walk::{in_range, K_KEEP_APART};
-use crate::world::{Counters, EntityId, Order, PlayerId, Unit, World, TICK_MS};
+use crate::walk::K_KEEP_APART;
+use crate::world::World;
 
 /// A unit with an order that has made no progress for this many ticks (10 s of game time) is
 /// stalled.
@@ -462,13 +465,7 @@ fn content(world: &World, u: &Unit) -> bool {
         Order::Build { target } => {
             u.route.is_none()
                 && world.building(target).is_some_and(|b| !b.complete)
-                && in_range(
-                    world,
-                    u.position,
-                    kind.radius,
-                    target,
-                    crate::walk::K_INSIDE,
-                )
+                && in_range(world, u.position, kind.radius, target, crate::nav::K_INSIDE)
         }
         _ => false,
     }
@@ -482,8 +479,8 @@ fn distance_from(world: &World, u: &Unit, order: &Order) -> Option<Fx> {
         Order::Attack { target }
         | Order::Follow { target }
         | Order::Gather { target }
-        | Order::Build { target } => crate::walk::box_of(world, target).map(|b| {
-            crate::walk::reach_gap(&crate::position::Bounds::around(u.position, radius), &b)
+        | Order::Build { target } => crate::nav::box_of(world, target).map(|b| {
+            crate::nav::reach_gap(&crate::position::Bounds::around(u.position, radius), &b)
         }),
         Order::Idle | Order::Hold => None,
     }
@@ -545,7 +542,7 @@ fn depth_in_closed(world: &World, key: Keyed, at: Vec2, radius: Fx) -> Fx {
 }
 
 fn squared(v: Vec2) -> i128 {
-    crate::walk::apart::squared(v)
+    crate::position::squared(v)
 }
 
 fn squared_fx(d: Fx) -> i128 {

@@ -15,10 +15,11 @@
 use super::text::{self, Block, Extra, Order, Who};
 use super::{figures, scene_ticks, square_columns, Layout, Rng, LAND_KINDS};
 use crate::grid::{Keyed, Occupant};
+use crate::id::EntityId;
 use crate::map::{generate, start_tiles, MapOptions};
 use crate::position::Tile;
 use crate::ruleset::Ruleset;
-use crate::world::{EntityId, World};
+use crate::world::World;
 use std::fmt::Write;
 use std::sync::Arc;
 

@@ -30,10 +30,11 @@ mod text;
 pub use summary::{Failed, Summary};
 
 use crate::hash::StateHash;
+use crate::id::EntityId;
 use crate::position::Fx;
 use crate::scenario::watch::{InClosed, LongStall, Overlap, Stall};
 use crate::scenario::{NoFiles, Runner, Scenario, ScenarioError};
-use crate::world::{EntityId, Order, TICK_MS};
+use crate::state::{Order, TICK_MS};
 
 /// The kind of map a scene is laid on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -261,7 +262,7 @@ fn run_once(scene: &Scene) -> Result<(Outcome, Vec<StateHash>), ScenarioError> {
     let mut runner = Runner::new(scenario);
     runner.run(ticks, |_| {});
     let not_ended = |world: &crate::world::World, moving: bool| -> Vec<NotEnded> {
-        let walking = |u: &&crate::world::Unit| match u.order {
+        let walking = |u: &&crate::state::Unit| match u.order {
             Order::Move { .. } => moving,
             Order::AttackMove { .. } => !moving && u.fight.is_none(),
             _ => false,
@@ -319,7 +320,7 @@ fn run_once(scene: &Scene) -> Result<(Outcome, Vec<StateHash>), ScenarioError> {
 fn passing_through(runner: &Runner) -> bool {
     let world = &runner.world;
     let walks_through = |id: EntityId| {
-        crate::world::find(&world.state.units, id, |u| u.id).is_some_and(|k| {
+        crate::id::find(&world.state.units, id, |u| u.id).is_some_and(|k| {
             let u = &world.state.units[k];
             u.route.as_ref().is_some_and(|r| r.progress.through)
         })
@@ -337,14 +338,14 @@ fn passing_through(runner: &Runner) -> bool {
 /// fighting (the soak's choice; moves are judged at the scene's end, and the watch goes on).
 const K_RUN_ON_STEP_TICKS: u64 = 60;
 
-/// The scenes' own generator: the sim's SplitMix64 ([`crate::world::Rng`]) seeded with the
+/// The scenes' own generator: the sim's SplitMix64 ([`crate::state::Rng`]) seeded with the
 /// scene's seed, drawn from by modulo (as the soak's first scenes were), never the world's.
 #[derive(Clone, Debug)]
-struct Rng(crate::world::Rng);
+struct Rng(crate::state::Rng);
 
 impl Rng {
     fn new(seed: u64) -> Rng {
-        Rng(crate::world::Rng::new(seed))
+        Rng(crate::state::Rng::new(seed))
     }
 
     fn next(&mut self) -> u64 {

@@ -2,7 +2,7 @@
 //! decimal strings only (the sim reads them as fixed point like any scenario file).
 
 use super::Layout;
-use crate::world::EntityId;
+use crate::id::EntityId;
 use std::fmt::Write;
 
 /// A block of units (`[[units]]`) of `kind`, laid out as `layout` says.

@@ -13,13 +13,16 @@
 //! rest. A strike takes hit points; at none, a unit dies and a building falls (in the
 //! aftermath).
 
+use crate::id::{find, EntityId};
 use crate::nav::chase::{K_CLAIM_HELD_TICKS, K_SAME_PLACE};
 use crate::nav::survey::{Owned, K_OWNER_BUCKETS, K_OWNER_PATCH};
+use crate::nav::{box_of, in_range, reach_gap};
 use crate::nav::{plan_chase, replan_wait, route_beside, Ask, SetOn};
 use crate::position::{fx, Bounds, Fx, Vec2};
+use crate::state::{Order, UnitState, TICK_MS};
 use crate::walk::held::{held_on_a_new_walk, held_ticks};
-use crate::walk::{box_of, give_up, in_range, reach_gap, widest};
-use crate::world::{find, EntityId, Order, UnitState, World, TICK_MS};
+use crate::walk::{give_up, widest};
+use crate::world::World;
 
 /// A follower keeps within this many tiles of its target. The devlog's `XYZFollowTarget` takes an
 /// `AcceptanceRadius` defaulting to 1.0 (in its engine's units, not tiles): reading it as one

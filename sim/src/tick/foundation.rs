@@ -14,11 +14,13 @@
 //! Reads the units, buildings and the survey; writes the grid (closing a foundation's ground)
 //! and the walks of those stepping off.
 
+use crate::id::EntityId;
 use crate::position::{fx_ratio, Bounds, Fx, Vec2};
+use crate::state::Order;
 use crate::walk::apart::K_BODY_SLACK;
 use crate::walk::settle::{step_off, K_SETTLE_EVERY_TICKS};
 use crate::walk::widest;
-use crate::world::{EntityId, Order, World};
+use crate::world::World;
 
 /// Those stepping off a foundation who do not build it stand at least this far from its edge
 /// (half a tile, room for a villager): the builders' way to it stays open.
@@ -99,7 +101,8 @@ mod tests {
     use crate::grid::Keyed;
     use crate::map::{parse_ascii, Legend};
     use crate::position::{fx, Tile};
-    use crate::world::{PlaceError, Player, Unit};
+    use crate::state::{Player, Unit};
+    use crate::world::PlaceError;
     use crate::Ruleset;
     use std::sync::Arc;
 

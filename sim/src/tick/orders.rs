@@ -11,13 +11,15 @@
 
 use crate::command::{Command, FormationKind, PlayerCommand, MAX_UNITS_PER_COMMAND};
 use crate::formation;
+use crate::id::EntityId;
 use crate::nav::{
     find_standing_spot, marching, region_here, route_beside, spot::stands_in, toward, Approach,
     Ask, Spot,
 };
 use crate::position::{Bounds, Fx, Vec2};
+use crate::state::{Order, PlayerStatus, UnitState};
 use crate::walk::held::held_on_a_new_walk;
-use crate::world::{EntityId, Order, PlayerStatus, UnitState, World};
+use crate::world::World;
 
 pub fn carry_out(world: &mut World, commands: &[PlayerCommand]) {
     for pc in commands {
@@ -253,7 +255,7 @@ fn share_first(world: &World, units: &[EntityId]) -> Vec<EntityId> {
     let middle = ground.middle();
     let mut keyed: Vec<(i128, EntityId)> = at
         .iter()
-        .map(|&(id, p)| (crate::walk::apart::squared(p - middle), id))
+        .map(|&(id, p)| (crate::position::squared(p - middle), id))
         .collect();
     keyed.sort_unstable();
     keyed.into_iter().map(|k| k.1).collect()

@@ -10,8 +10,9 @@
 //! rectangle) is approached as its own tile, as the spec says.
 
 use crate::grid::Occupant;
+use crate::id::EntityId;
 use crate::position::{Bounds, Tile, Vec2};
-use crate::world::{EntityId, World};
+use crate::world::World;
 
 /// The most tiles a patch approached as one ground may have (Cohort's choice): a mine or a
 /// berry patch, never a forest.

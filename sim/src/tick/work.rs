@@ -12,16 +12,20 @@
 
 use super::patch::{part_beside, patch_of};
 use crate::grid::Keyed;
+use crate::id::{find, EntityId};
 use crate::nav::chase::K_WAITING_RINGS;
 use crate::nav::spot::{stands_in, K_ROUNDING};
 use crate::nav::survey::Body;
 use crate::nav::{find_standing_spot, region_here, route_for, Approach, Ask, Spot};
+use crate::nav::{in_range, K_INSIDE};
+use crate::position::squared;
 use crate::position::{fx, Bounds, Fx, Tile, Vec2};
 use crate::ruleset::Good;
-use crate::walk::apart::{squared, K_KEEP_APART};
+use crate::state::{Order, Progress, UnitState, TICK_MS};
+use crate::walk::apart::K_KEEP_APART;
+use crate::walk::give_up;
 use crate::walk::held::{held_on_a_new_walk, held_ticks};
-use crate::walk::{give_up, in_range, K_INSIDE};
-use crate::world::{find, EntityId, Order, Progress, UnitState, World, TICK_MS};
+use crate::world::World;
 use std::collections::BTreeMap;
 
 /// A crew whose resource ran out looks this many tiles round it for another of the same kind.
@@ -102,7 +106,7 @@ impl Crews {
     }
 
     /// [`neighbours`] of `r` on `key`, answered once a step.
-    fn neighbours(&mut self, world: &World, r: &crate::world::Resource, key: Keyed) -> &[EntityId] {
+    fn neighbours(&mut self, world: &World, r: &crate::state::Resource, key: Keyed) -> &[EntityId] {
         self.near
             .entry((r.id, key))
             .or_insert_with(|| neighbours(world, r, key))
@@ -446,7 +450,7 @@ pub const K_NEIGHBOURS_TRIED: usize = 16;
 /// side open to a worker on `key` (a tile four ways round it passable: inside a forest a tree
 /// has none, and the nearest sixteen of a wood line's trees would otherwise be its inner rows),
 /// nearest first (ties in id order).
-fn neighbours(world: &World, r: &crate::world::Resource, key: Keyed) -> Vec<EntityId> {
+fn neighbours(world: &World, r: &crate::state::Resource, key: Keyed) -> Vec<EntityId> {
     let grid = world.grid();
     let open_side = |t: Tile| {
         [(0, -1), (1, 0), (0, 1), (-1, 0)]
@@ -547,7 +551,7 @@ fn ran_out(world: &mut World, crews: &mut Crews, id: EntityId) {
 fn drop_for(world: &World, i: usize, good: Good) -> Option<EntityId> {
     let u = &world.state.units[i];
     let rules = world.rules();
-    let takes = |b: &crate::world::Building| {
+    let takes = |b: &crate::state::Building| {
         b.owner == u.owner
             && b.complete
             && rules.buildings[b.kind as usize].drop_site.contains(&good)

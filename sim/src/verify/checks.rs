@@ -3,14 +3,16 @@
 
 use super::scene::Scene;
 use super::{Outcome, APART_PER_MILLE};
+use crate::id::EntityId;
 use crate::nav::chase::{K_CHASE_PATCH, K_CHASE_REPLAN_MS, K_CHASE_STAGGER_MS};
 use crate::nav::spot::{stands_in, K_ROUNDING};
+use crate::nav::{box_of, in_range, reach_gap, K_INSIDE};
 use crate::nav::{find_standing_spot, region_here, Approach, Spot};
 use crate::position::{tile_of, Bounds, Fx, Vec2};
 use crate::scenario::Files;
+use crate::state::TICK_MS;
 use crate::walk::goal::{K_RINGS, K_RING_SPACING};
-use crate::walk::{box_of, in_range, reach_gap, K_INSIDE};
-use crate::world::{EntityId, World, TICK_MS};
+use crate::world::World;
 
 /// Where unit `id` could stand round `target`, asked the way a caller `outside` its box asks
 /// (room: its width), the spots in `before` spoken for: every spot the planner hands out, one

@@ -1,10 +1,11 @@
 //! A check's scene: a scenario file of `scenarios/verify/` loaded and run, its named entities
 //! at hand, and the measures the checks share.
 
+use crate::id::EntityId;
 use crate::position::{Bounds, Fx};
 use crate::scenario::{Files, Runner, Scenario};
 use crate::walk::K_KEEP_APART;
-use crate::world::{EntityId, World};
+use crate::world::World;
 
 /// A scenario being checked.
 pub struct Scene {

@@ -6,11 +6,13 @@ use super::Outcome;
 use crate::astar::segment_enters;
 use crate::command::Command;
 use crate::formation::K_SPACING;
+use crate::id::EntityId;
 use crate::nav::{region_here, K_GO_ROUND_CROWD};
 use crate::position::{fx_ratio, tile_of, Bounds, Fx, Tile, Vec2};
 use crate::scenario::Files;
+use crate::state::{Order, TICK_MS};
 use crate::walk::speed_of;
-use crate::world::{EntityId, Order, World, TICK_MS};
+use crate::world::World;
 
 /// Members of a formation arrive "together" when the first and the last reach their places
 /// within this many milliseconds (a second: less than the slowest member takes to walk one

@@ -10,9 +10,10 @@
 pub use crate::astar::K_BODY_SLACK;
 use crate::astar::{middle_clear, tested_radius};
 use crate::grid::{Grid, Keyed};
+use crate::id::EntityId;
 use crate::nav::{Body, Near, Survey};
-use crate::position::{fx, fx_ratio, tile_of, Fx, Tile, Vec2};
-use crate::world::{EntityId, Route};
+use crate::position::{fx, fx_ratio, squared, tile_of, Fx, Tile, Vec2};
+use crate::state::Route;
 
 /// The tile a coordinate falls on.
 trait TileX {
@@ -121,12 +122,6 @@ pub fn marching_with(formation: Option<u32>, route: &Route) -> Option<(u32, Vec2
     formation
         .filter(|_| route.speed_cap.is_some())
         .map(|f| (f, route.goal))
-}
-
-/// The squared length of `v` in raw fixed-point bits (32 fraction bits): exact, no root.
-pub fn squared(v: Vec2) -> i128 {
-    let (x, y) = (i128::from(v.x.to_bits()), i128::from(v.y.to_bits()));
-    x * x + y * y
 }
 
 /// Whether a walker stepping `step` and one walking `heading` come at each other: their ways

@@ -6,12 +6,14 @@
 //! A villager walking to its work keeps the spot its work gave it (its walk has a target, and
 //! this is never asked for it).
 
-use super::apart::{squared, Stepper, K_BODY_SLACK};
+use super::apart::{Stepper, K_BODY_SLACK};
 use crate::astar::body_clear;
 use crate::grid::TileMarks;
+use crate::id::find;
 use crate::nav::Body;
+use crate::position::squared;
 use crate::position::{fx, fx_ratio, Fx, Tile, Vec2};
-use crate::world::{find, World};
+use crate::world::World;
 
 /// Rings round a taken goal lie this far apart: the spacing of a formation, 0.7 of a tile.
 pub const K_RING_SPACING: Fx = fx_ratio(7, 10);
@@ -26,9 +28,9 @@ pub const K_HEADED_REACH: Fx = fx(6);
 
 /// The point a walk on `route` by `u` was sent to: its move's point (the walk may be making
 /// for a free place round it), else where the walk goes.
-pub fn point_of(u: &crate::world::Unit, route: &crate::world::Route) -> Vec2 {
+pub fn point_of(u: &crate::state::Unit, route: &crate::state::Route) -> Vec2 {
     match u.order {
-        crate::world::Order::Move { to } | crate::world::Order::AttackMove { to }
+        crate::state::Order::Move { to } | crate::state::Order::AttackMove { to }
             if route.target.is_none() =>
         {
             to
@@ -39,7 +41,7 @@ pub fn point_of(u: &crate::world::Unit, route: &crate::world::Route) -> Vec2 {
 
 /// Whether a walker at `at` on `route`, a walk to a point, is within the rings round the point
 /// ([`K_RINGS`] × [`K_RING_SPACING`]): where someone on the goal, or a crowd at it, stops it.
-pub fn near_point(u: &crate::world::Unit, route: &crate::world::Route, at: Vec2) -> bool {
+pub fn near_point(u: &crate::state::Unit, route: &crate::state::Route, at: Vec2) -> bool {
     route.target.is_none()
         && at.chebyshev(point_of(u, route)) <= K_RING_SPACING * i64::from(K_RINGS)
 }

@@ -5,7 +5,7 @@
 //! ordinary crowds that is not enough: two armies meeting head-on pack into a wall where every
 //! step crowds someone, carriers leaving a mine jam against those coming in, a walker whose
 //! straight way runs into units on hold wedges between them. Each walk keeps how it is getting
-//! on ([`crate::world::Progress`]): it gets on when it comes [`K_PROGRESS`] nearer its first
+//! on ([`crate::state::Progress`]): it gets on when it comes [`K_PROGRESS`] nearer its first
 //! corner, or reaches a corner, or stands [`K_HEADWAY`] from where it last got on (headway); it
 //! strides when it stands [`K_HEADWAY`] from where it last strode. Held longer, it does more, in
 //! this order (the detour counts from when it last got on; the squeeze and the walk through
@@ -38,7 +38,9 @@ use super::stepper;
 use crate::astar::{body_clear, Budget};
 use crate::nav::{route_round, Ask};
 use crate::position::{fx, fx_ratio, Distance, Fx, Tile, Vec2};
-use crate::world::{Progress, Route, World, TICK_MS};
+pub use crate::state::held_ticks;
+use crate::state::{Progress, Route, TICK_MS};
+use crate::world::World;
 
 /// A walker gets on when it comes this much nearer its first corner (an eighth of a tile).
 pub const K_PROGRESS: Fx = fx_ratio(1, 8);
@@ -79,11 +81,6 @@ pub const K_KEEP_WALK_AFTER_TICKS: u64 = 2 * K_THROUGH_AFTER_TICKS;
 /// apart keeps three quarters).
 pub const K_SQUEEZE_APART: Fx = fx_ratio(1, 2);
 
-/// How many ticks the walk on `route` has been held, at tick `now`.
-pub fn held_ticks(route: &Route, now: u64) -> u64 {
-    now.saturating_sub(route.progress.since)
-}
-
 /// How many ticks the walker on `route` has not strode, at tick `now`: what its squeeze and its
 /// walk through count (Cohort's choice: coming an eighth of a tile nearer a corner now and then,
 /// as the crowd jostled it, held a mangonel in a melee 10.3 s while the squeeze waited on a
@@ -114,7 +111,7 @@ pub const K_STRIDE_WITHIN_TICKS: u64 = K_SQUEEZE_AFTER_TICKS;
 /// Whether `v` is at least `d` long: squares compared, no root (the hottest test of a walk).
 fn at_least(v: Vec2, d: Fx) -> bool {
     let d = i128::from(d.to_bits());
-    super::apart::squared(v) >= d * d
+    crate::position::squared(v) >= d * d
 }
 
 /// Notes where the walker on `route` stands after its step at tick `now`: it got on if it came
@@ -153,7 +150,8 @@ pub fn note(route: &mut Route, at: Vec2, now: u64, clear: bool) {
     let detoured = p.detoured.is_some();
     let headway_from = |from: Vec2| {
         at_least(at - from, K_HEADWAY)
-            && (!detoured || super::apart::squared(at - goal) <= super::apart::squared(from - goal))
+            && (!detoured
+                || crate::position::squared(at - goal) <= crate::position::squared(from - goal))
     };
     let headway = headway_from(p.anchor);
     if nearer || headway {
@@ -185,14 +183,14 @@ pub fn clear_of_all(world: &World, i: usize, at: Vec2) -> bool {
     let reach = (radius + super::widest(world)) * super::K_KEEP_APART;
     world.caches.survey.near(at, reach).all(|b| {
         let a = i128::from(((radius + b.radius) * super::K_KEEP_APART).to_bits());
-        b.entity == u.id || super::apart::squared(b.middle - at) >= a * a
+        b.entity == u.id || crate::position::squared(b.middle - at) >= a * a
     })
 }
 
 /// Whether the walker on `route`, standing at `at`, is due a detour at tick `now`. Never near
 /// the point of a walk to a point: there the spec's own rules (someone on the goal, a crowd at
 /// the goal) stop it against whoever stands there.
-pub fn due_detour(u: &crate::world::Unit, route: &Route, at: Vec2, now: u64) -> bool {
+pub fn due_detour(u: &crate::state::Unit, route: &Route, at: Vec2, now: u64) -> bool {
     !super::goal::near_point(u, route, at)
         && held_ticks(route, now) >= K_DETOUR_AFTER_TICKS
         && route
@@ -226,7 +224,7 @@ pub fn detour(world: &mut World, i: usize, route: &mut Route, at: Vec2) {
     let radius = world.rules().units[u.kind as usize].radius;
     let stacked = |b: &crate::nav::Body| {
         let r = i128::from(((radius + b.radius) / 10).to_bits());
-        super::apart::squared(b.middle - at) < r * r
+        crate::position::squared(b.middle - at) < r * r
     };
     let mut blocked: Vec<Tile> = survey
         .near(at, K_DETOUR_REACH)
@@ -257,7 +255,7 @@ pub fn detour(world: &mut World, i: usize, route: &mut Route, at: Vec2) {
         let mut best: Option<(i128, Tile)> = None;
         for t in here.round() {
             if grid.passable(key, t) && !taken(t) {
-                let d = super::apart::squared(Vec2::of_tile(t) - at);
+                let d = crate::position::squared(Vec2::of_tile(t) - at);
                 if best.is_none_or(|(bd, _)| d < bd) {
                     best = Some((d, t));
                 }

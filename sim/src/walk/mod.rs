@@ -14,19 +14,18 @@ pub mod apart;
 pub mod goal;
 pub mod held;
 pub mod push;
-pub mod reach;
 pub mod settle;
 pub mod short;
 
 pub use apart::{marching_with, Stepper, Through, K_KEEP_APART};
 pub use goal::{K_MOST_RING_TRIES, K_RINGS, K_RING_SPACING};
-pub use reach::{box_of, in_range, may_end_by, reach_gap, K_INSIDE};
 
 use crate::astar::body_clear;
 use crate::astar::K_SHORT_ROUTE;
-use crate::nav::{route_beyond, route_for, Ask, Body};
+use crate::nav::{box_of, may_end_by, route_beyond, route_for, Ask, Body};
 use crate::position::{fx, fx_ratio, Distance, Fx, Vec2};
-use crate::world::{Order, Route, Unit, UnitState, World, TICK_MS};
+use crate::state::{Order, Route, Unit, UnitState, TICK_MS};
+use crate::world::World;
 
 /// Within this distance of a corner, with the next in sight, a walker cuts the corner: a tile.
 pub const K_LOOK_AHEAD: Fx = fx(1);
@@ -314,12 +313,12 @@ fn walk(world: &World, i: usize, route: &mut Route, widest: Fx, nearby: &mut Vec
                     // (Cohort's choice: a walker in the crowd at its point, turned to a free
                     // place there, squeezed all over again and stood 12.2 s).
                     let old = route.progress;
-                    route.progress = crate::world::Progress {
+                    route.progress = crate::state::Progress {
                         strode: old.strode,
                         strode_from: old.strode_from,
                         squeeze_from: old.squeeze_from,
                         through: old.through,
-                        ..crate::world::Progress::from(world.state.tick)
+                        ..crate::state::Progress::from(world.state.tick)
                     };
                     Outcome::Walking { at, ring: true }
                 }

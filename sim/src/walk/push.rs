@@ -5,9 +5,12 @@
 //! sideways by the side it stands on. A pushed unit may push others in turn; a chain ends when the
 //! pusher has passed (more than [`K_PUSH_REACH`] of their radii apart) or stopped.
 
-use super::apart::{squared, Stepper};
+use super::apart::Stepper;
+use crate::id::find;
+use crate::position::squared;
 use crate::position::{fx, fx_ratio, Fx, Vec2};
-use crate::world::{find, Order, Push, World};
+use crate::state::{Order, Push};
+use crate::world::World;
 
 /// The cosine of the push cone's half-angle, 60°: a body ahead within it is pushed.
 pub const K_PUSH_CONE_COS: Fx = fx_ratio(1, 2);

@@ -15,12 +15,15 @@
 //! [`K_SETTLE_RINGS`] rings out. A unit standing on a foundation that waits for its ground to
 //! clear steps off it the same way ([`step_off`], called by `tick::foundation`).
 
-use super::apart::{squared, Stepper, Through};
-use super::reach::{box_of, reach_gap};
+use super::apart::{Stepper, Through};
 use crate::astar::body_clear;
+use crate::id::EntityId;
+use crate::nav::{box_of, reach_gap};
 use crate::nav::{find_standing_spot, region_here, spot::stands_in, Approach, Spot};
+use crate::position::squared;
 use crate::position::{Bounds, Fx, Vec2};
-use crate::world::{EntityId, Order, Progress, Route, Unit, World};
+use crate::state::{Order, Progress, Route, Unit};
+use crate::world::World;
 
 /// A unit standing still looks whether it stands inside another body once in this many ticks.
 pub const K_SETTLE_EVERY_TICKS: u64 = 16;

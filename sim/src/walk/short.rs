@@ -14,7 +14,8 @@
 //! into straight lines through open cells only. Same world, same way, every machine: integers
 //! throughout.
 
-use super::apart::{squared, Stepper};
+use super::apart::Stepper;
+use crate::position::squared;
 use crate::position::{fx_ratio, tile_of, Fx, Tile, Vec2};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

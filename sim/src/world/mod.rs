@@ -1,72 +1,27 @@
-//! The world: everything a match's simulation holds (DESIGN.md, "The simulation").
+//! The world: the façade over a match's simulation (DESIGN.md, "The simulation"), the top of
+//! the sim's layers (ARCHITECTURE.md, "Layers").
 //!
-//! [`State`] is the whole of what the next tick depends on: it is hashed ([`World::hash`]) and
-//! snapshotted ([`World::snapshot`]). [`Caches`] are derived from the state (regions, landmarks,
-//! the survey, search scratch), owned per world and rebuilt on load; nothing in them may change
-//! what a tick does except as a pure function of the state.
+//! [`State`] (the `state` layer) is the whole of what the next tick depends on: it is hashed
+//! ([`World::hash`]) and snapshotted ([`World::snapshot`]). [`Caches`] are derived from the
+//! state (regions, landmarks, the survey, search scratch), owned per world and rebuilt on load;
+//! nothing in them may change what a tick does except as a pure function of the state.
 
-mod entity;
-mod player;
-mod rng;
+mod hashing;
 mod snapshot;
 
-pub use entity::{
-    find, Building, EntityId, Formation, Order, PlayerId, Progress, Push, Resource, Route, Unit,
-    UnitState,
+pub use crate::id::{find, EntityId, PlayerId};
+pub use crate::state::{
+    friends_of, Building, Counters, Formation, Order, Player, PlayerStatus, Progress, Push,
+    Resource, Rng, Route, State, Unit, UnitState, TICK_MS,
 };
-pub use player::{friends_of, Player, PlayerStatus};
-pub use rng::Rng;
 pub use snapshot::{Snapshot, SnapshotError};
 
 use crate::command::PlayerCommand;
 use crate::grid::{Footprint, Grid, Keyed, Occupant, PlayerMask, Regions};
 use crate::position::{Tile, Vec2};
 use crate::ruleset::{BuildingKindId, ResourceKindId, Ruleset, UnitKindId};
-use serde::{Deserialize, Serialize};
+
 use std::sync::Arc;
-
-/// One tick of game time, in milliseconds.
-pub const TICK_MS: u32 = 16;
-
-/// Everything the next tick depends on. Every field is hashed and snapshotted.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct State {
-    /// Ticks run so far.
-    pub tick: u64,
-    pub grid: Grid,
-    pub players: Vec<Player>,
-    /// In id order.
-    pub units: Vec<Unit>,
-    /// In id order.
-    pub buildings: Vec<Building>,
-    /// In id order.
-    pub resources: Vec<Resource>,
-    /// The next entity id to hand out; ids are never reused.
-    pub next_id: u64,
-    pub rng: Rng,
-    /// Formations chosen, in id order.
-    pub formations: Vec<Formation>,
-    /// The next formation id to hand out.
-    pub next_formation: u32,
-}
-
-/// What the sim has done, for reports and benchmarks. Deterministic, but not part of the hash.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Counters {
-    /// Route searches run (A* calls).
-    pub route_searches: u64,
-    /// Nodes expanded by all searches.
-    pub node_expansions: u64,
-    /// Walks handed out as a copy of one planned this tick (route_beside, shared chases).
-    pub shared_walks: u64,
-    /// Routes planned again: closed ground, legs, detours, chases (a chase that keeps its walk,
-    /// or waits where it stands, plans nothing and is not counted).
-    pub replans: u64,
-    /// Commands ignored: naming units their player does not own, or otherwise invalid.
-    pub ignored_commands: u64,
-    /// The most nodes any one search expanded (each search stays within its budget).
-    pub most_expansions: u64,
-}
 
 /// Derived data owned by one world: rebuilt from the state, never hashed.
 #[derive(Clone, Debug, Default)]

@@ -1,7 +1,7 @@
 //! Players: teams, stockpiles, technologies and whether they still play.
 
-use super::PlayerId;
 use crate::grid::PlayerMask;
+use crate::id::PlayerId;
 use serde::{Deserialize, Serialize};
 
 /// Whether a player still plays. Every change is an event of the turn stream, applied by every

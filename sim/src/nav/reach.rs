@@ -1,8 +1,9 @@
 //! Walks to something (spec: "Walking a route", "Walks to something"): how far a body is from
 //! what it walks to, measured box to box (`Combat::BoxOf`).
 
+use crate::id::{find, EntityId};
 use crate::position::{fx_ratio, Bounds, Fx, Vec2};
-use crate::world::{find, EntityId, World};
+use crate::world::World;
 
 /// A walk to something ends this far inside its range, so whoever measures the range next finds
 /// the walker within it: a fiftieth of a tile.

@@ -1,0 +1,215 @@
+//! The sim's layers (ARCHITECTURE.md, "Layers"): no module of `sim/src` imports one above it.
+//!
+//! Read from the source: every `crate::<module>` path in code (comments and `#[cfg(test)]`
+//! modules aside, which may build their worlds with anything) names a module at the same layer
+//! or below. The one exception left is listed in [`OWED`] and may only shrink.
+
+use std::path::{Path, PathBuf};
+
+/// The layers, bottom first; modules on one line are one layer and may import each other.
+const LAYERS: &[&[&str]] = &[
+    &["position", "id", "canon", "command"],
+    &["ruleset"],
+    &["grid"],
+    &["astar"],
+    &["state", "hash"],
+    &["nav"],
+    &["walk"],
+    &["formation"],
+    &["tick"],
+    &["world"],
+    &["map"],
+    &["scenario"],
+    &["verify", "soak"],
+];
+
+/// Upward imports still owed (issue 15, item 2: passes that take the parts of the state and the
+/// caches they touch): the passes below the façade still take the `World` whole. Only the name
+/// `crate::world::World` itself, from these layers; anything else in `world` is imported from
+/// the layer that defines it.
+const OWED: &[(&str, &str)] = &[
+    ("nav", "crate::world::World"),
+    ("walk", "crate::world::World"),
+    ("formation", "crate::world::World"),
+    ("tick", "crate::world::World"),
+];
+
+fn layer_of(module: &str) -> Option<usize> {
+    LAYERS.iter().position(|l| l.contains(&module))
+}
+
+/// The top-level module a source file belongs to (`nav/route.rs` → `nav`, `id.rs` → `id`).
+fn module_of(relative: &Path) -> String {
+    let first = relative.components().next().expect("a path inside src");
+    let name = first.as_os_str().to_string_lossy();
+    name.trim_end_matches(".rs").to_string()
+}
+
+/// The code of a file: comments and `#[cfg(test)]` modules blanked, line by line.
+fn code_lines(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut lines = text.lines().enumerate().peekable();
+    while let Some((n, line)) = lines.next() {
+        if line.trim() == "#[cfg(test)]"
+            && lines
+                .peek()
+                .is_some_and(|(_, next)| next.trim_start().starts_with("mod "))
+        {
+            // Skip the test module: to the brace that closes its first.
+            let mut depth = 0i64;
+            let mut opened = false;
+            for (_, l) in lines.by_ref() {
+                depth += l.matches('{').count() as i64 - l.matches('}').count() as i64;
+                opened |= l.contains('{');
+                if opened && depth <= 0 {
+                    break;
+                }
+            }
+            continue;
+        }
+        let code = match line.find("//") {
+            Some(i) => &line[..i],
+            None => line,
+        };
+        out.push((n + 1, code.to_string()));
+    }
+    out
+}
+
+/// Every `crate::module::…` path in `code`, with the module and the text up to the path's end.
+fn crate_paths(code: &str) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    let mut rest = code;
+    while let Some(i) = rest.find("crate::") {
+        let after = &rest[i + "crate::".len()..];
+        let end = after
+            .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':' || c == '{'))
+            .unwrap_or(after.len());
+        let path = &after[..end];
+        let module: String = path
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        found.push((module, format!("crate::{}", path.trim_end_matches(':'))));
+        rest = &after[end..];
+    }
+    found
+}
+
+/// The upward imports in one file of module `from`: (line, path, why).
+fn upward(from: &str, text: &str) -> Vec<(usize, String, String)> {
+    let Some(own) = layer_of(from) else {
+        return vec![(0, from.to_string(), "module has no layer".into())];
+    };
+    let mut bad = Vec::new();
+    for (n, code) in code_lines(text) {
+        for (module, path) in crate_paths(&code) {
+            if module.is_empty() {
+                bad.push((n, path, "name the module: one `use` per module".into()));
+                continue;
+            }
+            let Some(theirs) = layer_of(&module) else {
+                // A name the crate root re-exports (`crate::Ruleset`): not a module.
+                continue;
+            };
+            if theirs > own && !OWED.contains(&(from, path.as_str())) {
+                bad.push((
+                    n,
+                    path,
+                    format!("`{from}` imports `{module}`, a layer above it"),
+                ));
+            }
+        }
+    }
+    bad
+}
+
+fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("read src") {
+        let path = entry.expect("dir entry").path();
+        if path.is_dir() {
+            sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn no_module_of_the_sim_imports_one_above_it() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    files.sort();
+    let mut bad = Vec::new();
+    let mut owed_seen = Vec::new();
+    for file in &files {
+        let relative = file.strip_prefix(&src).expect("under src");
+        if relative == Path::new("lib.rs") {
+            continue;
+        }
+        let from = module_of(relative);
+        let text = std::fs::read_to_string(file).expect("read source");
+        for (n, path, why) in upward(&from, &text) {
+            bad.push(format!("{}:{n}: {path}: {why}", relative.display()));
+        }
+        for (n, code) in code_lines(&text) {
+            for (_, path) in crate_paths(&code) {
+                if OWED.contains(&(from.as_str(), path.as_str())) {
+                    owed_seen.push((from.clone(), n));
+                }
+            }
+        }
+    }
+    assert!(
+        files.len() > 50,
+        "the sim's sources were found: {}",
+        files.len()
+    );
+    assert!(bad.is_empty(), "upward imports:\n{}", bad.join("\n"));
+    // An owed import no file makes any more is struck from the list.
+    for (layer, path) in OWED {
+        assert!(
+            owed_seen.iter().any(|(f, _)| f == layer),
+            "`{layer}` no longer imports `{path}`: strike it from OWED"
+        );
+    }
+}
+
+#[test]
+fn every_top_level_module_of_the_sim_has_a_layer() {
+    let lib = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs"))
+        .expect("read lib.rs");
+    let modules: Vec<&str> = lib
+        .lines()
+        .filter_map(|l| l.strip_prefix("pub mod "))
+        .map(|m| m.trim_end_matches(';'))
+        .collect();
+    assert!(modules.len() > 10, "modules found in lib.rs: {modules:?}");
+    for m in modules {
+        assert!(layer_of(m).is_some(), "module `{m}` has no layer in LAYERS");
+    }
+}
+
+#[test]
+fn the_check_sees_an_upward_import_and_passes_a_downward_one() {
+    let text =
+        "use crate::position::Vec2;\nuse crate::walk::Stepper;\n// crate::tick in a comment\n";
+    let bad = upward("nav", text);
+    assert_eq!(bad.len(), 1, "{bad:?}");
+    assert_eq!(bad[0].0, 2);
+    assert_eq!(bad[0].1, "crate::walk::Stepper");
+    // Inline paths count too; test modules do not.
+    let inline = "fn f() { crate::scenario::run(); }\n#[cfg(test)]\nmod tests {\n    use crate::map::parse_ascii;\n}\n";
+    let bad = upward("grid", inline);
+    assert_eq!(bad.len(), 1, "{bad:?}");
+    assert_eq!(bad[0].1, "crate::scenario::run");
+    // A grouped import names no module and is refused.
+    assert_eq!(upward("tick", "use crate::{nav::Survey, walk};\n").len(), 1);
+    // What is owed is let through only as written.
+    assert!(upward("walk", "use crate::world::World;\n").is_empty());
+    assert_eq!(
+        upward("walk", "use crate::world::{World, Caches};\n").len(),
+        1
+    );
+}
