@@ -23,5 +23,5 @@ pub use search::{
     K_STRAIGHT,
 };
 pub use straighten::{
-    segment_enters, straighten, StandingBody, Walker, K_HIDDEN_STRETCHES, K_LOOK_AHEAD,
+    segment_enters, straighten, StandingBody, Walker, K_HIDDEN_STRETCHES, K_STRETCH_POINTS,
 };

@@ -88,16 +88,17 @@ pub fn straighten(
     legs
 }
 
-/// How many following points a kept point looks over at a time for the furthest in sight.
-pub const K_LOOK_AHEAD: usize = 32;
-/// How many stretches of [`K_LOOK_AHEAD`] points in a row with their far end hidden a kept point
+/// How many following points a kept point looks over at a time for the furthest in sight (a
+/// stretch; Cohort's choice, not the walk's `K_LOOK_AHEAD`).
+pub const K_STRETCH_POINTS: usize = 32;
+/// How many stretches of [`K_STRETCH_POINTS`] points in a row with their far end hidden a kept point
 /// looks past before it stops looking further.
 pub const K_HIDDEN_STRETCHES: usize = 8;
 
 /// The furthest of `points` that `sees` (an index into them), `None` when none is in sight.
 ///
 /// The last is asked first. Otherwise the points are looked over in stretches of
-/// [`K_LOOK_AHEAD`], asking each stretch's far end: one in sight is the furthest so far, and
+/// [`K_STRETCH_POINTS`], asking each stretch's far end: one in sight is the furthest so far, and
 /// the look goes on; the first stretch after it whose far end is hidden is looked over from its
 /// far end back for the furthest point in sight in it, and the look goes on past it, asking
 /// only the far ends of the stretches beyond, until one is in sight again or
@@ -113,7 +114,7 @@ fn furthest_in_sight(points: &[Vec2], mut sees: impl FnMut(Vec2) -> bool) -> Opt
     let mut hidden = 0;
     let mut start = 0;
     while start < last {
-        let end = (start + K_LOOK_AHEAD).min(last) - 1;
+        let end = (start + K_STRETCH_POINTS).min(last) - 1;
         if sees(points[end]) {
             seen = Some(end);
             hidden = 0;
@@ -278,10 +279,10 @@ mod tests {
         assert_eq!(find(&|_| false, 20), None);
         assert_eq!(find(&|_| false, 0), None);
         // Back in sight at the far end of the fourth stretch, three hidden stretches past.
-        let end_4 = 4 * K_LOOK_AHEAD - 1;
+        let end_4 = 4 * K_STRETCH_POINTS - 1;
         assert_eq!(find(&|i| i < 5 || i == end_4, 400), Some(end_4));
         // Past K_HIDDEN_STRETCHES hidden far ends the look stops.
-        let beyond = (K_HIDDEN_STRETCHES + 1) * K_LOOK_AHEAD - 1;
+        let beyond = (K_HIDDEN_STRETCHES + 1) * K_STRETCH_POINTS - 1;
         assert_eq!(find(&|i| i < 5 || i == beyond, 400), Some(4));
     }
 

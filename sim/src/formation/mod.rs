@@ -166,7 +166,7 @@ fn goals(
     let radius = |id: EntityId| {
         world
             .unit(id)
-            .map_or(Fx::ZERO, |u| world.rules().units[u.kind as usize].radius)
+            .map_or(Fx::ZERO, |u| world.rules().radius_of(u.kind))
     };
     let kept: Vec<bool> = places
         .iter()
@@ -245,7 +245,7 @@ fn spacing_for(world: &World, soldiers: &[&(EntityId, Vec2, bool, bool)], facing
     let widest = soldiers
         .iter()
         .filter_map(|m| world.unit(m.0))
-        .map(|u| world.rules().units[u.kind as usize].radius)
+        .map(|u| world.rules().radius_of(u.kind))
         .max()
         .unwrap_or(Fx::ZERO);
     // A step of `s` along `facing` or across it moves `s` times the larger of its parts, box to
@@ -269,7 +269,7 @@ pub fn deal(
         .iter()
         .filter_map(|&id| world.unit(id))
         .map(|u| {
-            let k = &rules.units[u.kind as usize];
+            let k = &rules.unit(u.kind);
             (u.id, u.position, k.worker, k.melee)
         })
         .collect();
@@ -375,7 +375,7 @@ fn inside_the_map(world: &World, out: &mut [(EntityId, Vec2, Option<Fx>)]) {
     let radius = |id: EntityId| {
         world
             .unit(id)
-            .map_or(Fx::ZERO, |u| world.rules().units[u.kind as usize].radius)
+            .map_or(Fx::ZERO, |u| world.rules().radius_of(u.kind))
             .min(half)
     };
     // The shift each axis needs: at least `lo` (the most any place is short of the low edge), at

@@ -49,7 +49,7 @@ pub fn may_share(walk: &SharedWalk, from: Vec2, to: Vec2, key: Keyed, radius: Fx
 pub fn route_beside(world: &mut World, ask: &Ask) -> Option<Route> {
     let unit = world.unit(ask.unit)?;
     let key = world.key_of(unit);
-    let radius = world.rules().units[unit.kind as usize].radius;
+    let radius = world.rules().radius_of(unit.kind);
     let grid = world.grid();
     // Copies of one walk share its first bend: a bend out of sight is tried once.
     let mut out_of_sight: Vec<Vec2> = Vec::new();

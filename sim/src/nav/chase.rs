@@ -16,8 +16,7 @@ use super::route::{region_here, route_for, Ask};
 use super::spot::{find_standing_spot, stands_in, Approach, Spot, K_ROUNDING};
 use crate::astar::body_clear;
 use crate::id::EntityId;
-use crate::position::squared;
-use crate::position::{fx, tile_of, Bounds, Fx, Vec2};
+use crate::position::{fx, squared, tile_of, Bounds, Fx, Vec2};
 use crate::state::{Order, Route};
 use crate::world::World;
 
@@ -141,7 +140,7 @@ pub fn plan_chase(world: &mut World, i: usize, target: EntityId, range: Fx) -> C
 
 fn plan_route(world: &mut World, i: usize, target: EntityId, range: Fx) -> Option<ChasePlan> {
     let u = &world.state.units[i];
-    let kind = &world.rules().units[u.kind as usize];
+    let kind = &world.rules().unit(u.kind);
     let (me, at, radius, melee, packs) = (u.id, u.position, kind.radius, kind.melee, kind.packs);
     let key = world.key_of(u);
     let tbox = box_of(world, target)?;
@@ -260,7 +259,7 @@ fn place_round(
     range: Fx,
 ) -> Option<(Vec2, bool)> {
     let u = &world.state.units[i];
-    let radius = world.rules().units[u.kind as usize].radius;
+    let radius = world.rules().radius_of(u.kind);
     let key = world.key_of(u);
     let region = region_here(&world.caches.regions, world.grid(), key, u.position.tile());
     // Where the others stand, or are headed while they get on: one held up on its way keeps no
@@ -390,7 +389,7 @@ pub fn keep_lane(world: &World, i: usize, target: EntityId, route: &mut Route) {
     if total <= Fx::ZERO {
         return;
     }
-    let u_kind = &world.rules().units[u.kind as usize];
+    let u_kind = &world.rules().unit(u.kind);
     let key = world.key_of(u);
     let last = route.waypoints.len() - 1;
     for k in 0..last {

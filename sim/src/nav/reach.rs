@@ -18,7 +18,7 @@ pub fn box_of(world: &World, id: EntityId) -> Option<Bounds> {
         if u.hit_points == 0 {
             return None;
         }
-        return Some(u.body(world.rules().units[u.kind as usize].radius));
+        return Some(u.body(world.rules().radius_of(u.kind)));
     }
     if let Some(i) = find(&s.buildings, id, |b| b.id) {
         return Some(s.buildings[i].footprint.bounds());

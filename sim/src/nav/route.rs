@@ -87,7 +87,7 @@ fn plan(
 ) -> Option<Route> {
     let unit = world.unit(ask.unit)?;
     let key = world.key_of(unit);
-    let radius = world.rules().units[unit.kind as usize].radius;
+    let radius = world.rules().radius_of(unit.kind);
     let (from, to) = (round.map_or(ask.from.tile(), |r| r.0), ask.to.tile());
     let grid = world.grid();
     let region = region_here(&world.caches.regions, grid, key, from)?;

@@ -227,7 +227,7 @@ impl Survey {
             let patch = self.patched.index(x / K_OWNER_PATCH, y / K_OWNER_PATCH);
             self.owner_keys[k as usize] = (owner_bucket(u.owner) * patches + patch) as u32;
             self.spill = self.spill.max(outside_tile(x, y, u.position));
-            let radius = rules.units[u.kind as usize].radius;
+            let radius = rules.radius_of(u.kind);
             self.widest = self.widest.max(radius);
             self.bodies[k as usize] = Body {
                 tile,

@@ -47,7 +47,7 @@ fn nearest(
 ) -> Option<Vec2> {
     let u = world.unit(unit)?;
     let key = world.key_of(u);
-    let radius = world.rules().units[u.kind as usize].radius;
+    let radius = world.rules().radius_of(u.kind);
     let grid = world.grid();
     let regions = &world.caches.regions;
     let region = region_here(regions, grid, key, u.position.tile())?;

@@ -257,6 +257,16 @@ impl Ruleset {
         compile(file, origin)
     }
 
+    /// A unit kind's figures.
+    pub fn unit(&self, kind: UnitKindId) -> &UnitKind {
+        &self.units[usize::from(kind)]
+    }
+
+    /// The radius of a unit kind's body.
+    pub fn radius_of(&self, kind: UnitKindId) -> Fx {
+        self.unit(kind).radius
+    }
+
     /// blake3 of the compiled ruleset's canonical encoding: its identity in a match.
     pub fn hash(&self) -> [u8; 32] {
         self.hash

@@ -658,7 +658,7 @@ impl Loader<'_> {
         if u.hit_points == Some(0) {
             return Err(self.err(at, field("hit_points"), "at least 1"));
         }
-        let key = Keyed::unkeyed(world.rules().units[kind as usize].layer);
+        let key = Keyed::unkeyed(world.rules().unit(kind).layer);
         let first = Vec2::new(u.at[0].0, u.at[1].0);
         // The map's edges: a point is on the map when its tile is, checked before any tile is
         // taken of it (x = 2^32 + 4 is off a 20-wide map, not on tile 4).
@@ -911,7 +911,7 @@ pub fn default_map(rules: Arc<Ruleset>, opts: MapOptions) -> Scenario {
     let mut commands = Vec::new();
     let rules = world.rules_arc();
     let players = world.state.players.len();
-    let worker = |u: &&crate::state::Unit| rules.units[u.kind as usize].worker;
+    let worker = |u: &&crate::state::Unit| rules.unit(u.kind).worker;
     for (i, player) in world.state.players.iter().enumerate() {
         let mine: Vec<_> = world
             .state

@@ -91,7 +91,7 @@ impl Report {
                 .iter()
                 .map(|u| UnitReport {
                     id: u.id,
-                    kind: rules.units[u.kind as usize].name.clone(),
+                    kind: rules.unit(u.kind).name.clone(),
                     owner: u.owner,
                     position: u.position,
                     hit_points: u.hit_points,

@@ -360,14 +360,7 @@ impl Watch {
             .units
             .iter()
             .filter(|u| u.hit_points > 0)
-            .map(|u| {
-                (
-                    u.position.x,
-                    u.position,
-                    rules.units[u.kind as usize].radius,
-                    u.id,
-                )
-            })
+            .map(|u| (u.position.x, u.position, rules.radius_of(u.kind), u.id))
             .collect();
         bodies.sort_unstable_by_key(|b| (b.0, b.3));
         let widest = bodies.iter().map(|b| b.2).max().unwrap_or(Fx::ZERO);
@@ -452,7 +445,7 @@ fn has_work(u: &Unit) -> bool {
 /// Whether a unit stands where its order wants it, with nothing to walk: a follower near its
 /// target, a fighter in range of what it fights, a builder at its foundation.
 fn content(world: &World, u: &Unit) -> bool {
-    let kind = &world.rules().units[u.kind as usize];
+    let kind = &world.rules().unit(u.kind);
     match u.order {
         Order::Follow { target } => {
             u.route.is_none() && in_range(world, u.position, kind.radius, target, K_FOLLOW_RANGE)
@@ -473,7 +466,7 @@ fn content(world: &World, u: &Unit) -> bool {
 
 /// How far `u` stands from what `order` was about: a move's point, a target's box.
 fn distance_from(world: &World, u: &Unit, order: &Order) -> Option<Fx> {
-    let radius = world.rules().units[u.kind as usize].radius;
+    let radius = world.rules().radius_of(u.kind);
     match *order {
         Order::Move { to } | Order::AttackMove { to } => Some(u.position.distance(to)),
         Order::Attack { target }
@@ -502,7 +495,7 @@ fn closed_now(world: &World, tick: u64) -> Vec<InClosed> {
         .iter()
         .filter(|u| u.hit_points > 0)
         .filter_map(|u| {
-            let radius = world.rules().units[u.kind as usize].radius;
+            let radius = world.rules().radius_of(u.kind);
             let depth = depth_in_closed(world, world.key_of(u), u.position, radius);
             (depth > Fx::ZERO).then_some(InClosed {
                 unit: u.id,

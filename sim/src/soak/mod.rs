@@ -390,7 +390,7 @@ fn figures(rules: &crate::ruleset::Ruleset, kind: &str) -> (i64, i64) {
     let Some(k) = rules.unit_kind(kind) else {
         return (5, 1000);
     };
-    let k = &rules.units[k as usize];
+    let k = rules.unit(k);
     let round = |v: Fx, by: i64| (v * Fx::from_num(by)).round().to_num::<i64>();
     (round(k.radius, 10), round(k.speed, 1000))
 }

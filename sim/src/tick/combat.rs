@@ -63,7 +63,7 @@ fn fight(world: &mut World, i: usize) {
         fight_back(world, i, striker);
     }
     let u = &world.state.units[i];
-    let kind = &world.rules().units[u.kind as usize];
+    let kind = &world.rules().unit(u.kind);
     let (range, sight) = (kind.range, kind.sight);
     let (target, reach, strikes) = match u.order {
         Order::Attack { target } => (Some(target), range, true),
@@ -110,7 +110,7 @@ fn fight(world: &mut World, i: usize) {
         Order::AttackMove { .. } => UnitState::AttackMoving,
         _ => UnitState::Attacking,
     };
-    let radius = world.rules().units[world.state.units[i].kind as usize].radius;
+    let radius = world.rules().radius_of(world.state.units[i].kind);
     let at = world.state.units[i].position;
     if in_range(world, at, radius, target, reach) {
         let u = &mut world.state.units[i];
@@ -178,7 +178,7 @@ fn fight(world: &mut World, i: usize) {
 /// living enemy unit, it attacks the striker (state attacking).
 fn fight_back(world: &mut World, i: usize, striker: EntityId) {
     let u = &world.state.units[i];
-    if u.order != Order::Idle || world.rules().units[u.kind as usize].attack == 0 {
+    if u.order != Order::Idle || world.rules().unit(u.kind).attack == 0 {
         return;
     }
     let enemy = find(&world.state.units, striker, |v| v.id).is_some_and(|k| {
@@ -246,7 +246,7 @@ const K_RING_SLACK: i32 = 2;
 /// is filed and whether it is alive.
 fn nearest_enemy(world: &World, i: usize, reach: Fx, widest: Fx) -> Option<EntityId> {
     let u = &world.state.units[i];
-    let radius = world.rules().units[u.kind as usize].radius;
+    let radius = world.rules().radius_of(u.kind);
     let body = Bounds::around(u.position, radius);
     let friends = world.friends(u.owner);
     let (me, p) = (u.id, u.position);
@@ -360,7 +360,7 @@ fn nearest_enemy(world: &World, i: usize, reach: Fx, widest: Fx) -> Option<Entit
 
 /// Unit `i` strikes `target`: its attack in hit points, then it reloads.
 fn strike(world: &mut World, i: usize, target: EntityId) {
-    let kind = &world.rules().units[world.state.units[i].kind as usize];
+    let kind = world.rules().unit(world.state.units[i].kind);
     let (attack, reload) = (kind.attack, kind.reload_ms.div_ceil(TICK_MS));
     world.state.units[i].reload_ticks = reload;
     let (striker, owner) = (world.state.units[i].id, world.state.units[i].owner);

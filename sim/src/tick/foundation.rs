@@ -58,7 +58,7 @@ pub fn close_when_clear(world: &mut World, id: EntityId) -> bool {
 /// Whether unit `i`'s box, less its slack, reaches into `ground`.
 fn stands_on(world: &World, i: usize, ground: &Bounds) -> bool {
     let u = &world.state.units[i];
-    let radius = world.rules().units[u.kind as usize].radius;
+    let radius = world.rules().radius_of(u.kind);
     u.hit_points > 0
         && Bounds::around(u.position, (radius - K_BODY_SLACK).max(Fx::ZERO)).overlaps(ground)
 }

@@ -172,7 +172,7 @@ fn apply(world: &mut World, pc: &PlayerCommand) {
 fn is_worker(world: &World, id: EntityId) -> bool {
     world
         .unit(id)
-        .is_some_and(|u| world.rules().units[u.kind as usize].worker)
+        .is_some_and(|u| world.rules().unit(u.kind).worker)
 }
 
 /// Gives a unit a new order that starts standing (the step that follows plans its walk).
@@ -271,7 +271,7 @@ fn reachable_goal(world: &World, id: EntityId, to: Vec2, headed: &[Vec2]) -> Opt
         return Some(to);
     }
     let u = world.unit(id)?;
-    let radius = world.rules().units[u.kind as usize].radius;
+    let radius = world.rules().radius_of(u.kind);
     let key = world.key_of(u);
     let region = region_here(&world.caches.regions, world.grid(), key, u.position.tile());
     let reach = to.chebyshev(near) - radius;

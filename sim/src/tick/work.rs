@@ -18,8 +18,7 @@ use crate::nav::spot::{stands_in, K_ROUNDING};
 use crate::nav::survey::Body;
 use crate::nav::{find_standing_spot, region_here, route_for, Approach, Ask, Spot};
 use crate::nav::{in_range, K_INSIDE};
-use crate::position::squared;
-use crate::position::{fx, Bounds, Fx, Tile, Vec2};
+use crate::position::{fx, squared, Bounds, Fx, Tile, Vec2};
 use crate::ruleset::Good;
 use crate::state::{Order, Progress, UnitState, TICK_MS};
 use crate::walk::apart::K_KEEP_APART;
@@ -168,7 +167,7 @@ fn ground_of(world: &World, id: EntityId) -> Option<(Bounds, Vec<EntityId>)> {
 /// beside its spot. Gives up when the ground is blocked all round.
 fn approach(world: &mut World, crews: &mut Crews, i: usize, target: EntityId, crew: bool) {
     let u = &world.state.units[i];
-    let radius = world.rules().units[u.kind as usize].radius;
+    let radius = world.rules().radius_of(u.kind);
     let waiting = u.route.is_none()
         && u.work_spot
             .is_some_and(|w| u.position.chebyshev(w) <= radius);
@@ -193,7 +192,7 @@ fn approach_once(
         return;
     };
     let u = &world.state.units[i];
-    let radius = world.rules().units[u.kind as usize].radius;
+    let radius = world.rules().radius_of(u.kind);
     // At a drop site nobody keeps a spot, but where bodies stand still is taken there too.
     let mut taken = Vec::new();
     if crew {
@@ -332,7 +331,7 @@ fn spot_taken_on_the_way(world: &mut World, i: usize) -> Option<Progress> {
     if held < K_SPOT_TAKEN_AFTER_TICKS || !held.is_multiple_of(K_SPOT_TAKEN_AFTER_TICKS) {
         return None;
     }
-    let radius = world.rules().units[u.kind as usize].radius;
+    let radius = world.rules().radius_of(u.kind);
     let room = radius * 2;
     let me = u.id;
     // The widest body of the ruleset (a ship, a trebuchet) keeps further apart than a worker's
@@ -376,13 +375,13 @@ fn held_as_long(world: &mut World, i: usize, held: Option<Progress>) {
 /// Whether unit `i` stands at its work: its body within reach of `target`'s box.
 fn at_work(world: &World, i: usize, target: EntityId) -> bool {
     let u = &world.state.units[i];
-    let radius = world.rules().units[u.kind as usize].radius;
+    let radius = world.rules().radius_of(u.kind);
     in_range(world, u.position, radius, target, K_INSIDE)
 }
 
 fn gather(world: &mut World, crews: &mut Crews, i: usize, target: EntityId) {
     let u = &world.state.units[i];
-    let kind = &world.rules().units[u.kind as usize];
+    let kind = &world.rules().unit(u.kind);
     let capacity = kind.carry.max(1);
     let carried = u.carrying.map(|(_, n)| n).unwrap_or(0);
     let resource = world.resource(target).cloned();
@@ -482,7 +481,7 @@ fn free_neighbour(
 ) -> Option<EntityId> {
     let r = world.resource(target)?;
     let u = &world.state.units[i];
-    let radius = world.rules().units[u.kind as usize].radius;
+    let radius = world.rules().radius_of(u.kind);
     let key = world.key_of(u);
     let region = region_here(&world.caches.regions, world.grid(), key, u.position.tile());
     let mut taken = Vec::new();

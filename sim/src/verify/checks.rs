@@ -27,7 +27,7 @@ fn every_spot(
     let (Some(u), Some(ground)) = (world.unit(id), box_of(world, target)) else {
         return Vec::new();
     };
-    let radius = world.rules().units[u.kind as usize].radius;
+    let radius = world.rules().radius_of(u.kind);
     let room = radius * 2;
     let key = world.key_of(u);
     let region = region_here(&world.caches.regions, world.grid(), key, u.position.tile());
@@ -103,7 +103,7 @@ pub fn planner(files: &dyn Files) -> Outcome {
     let Some((u, ground)) = w.unit(asker).zip(box_of(w, barracks)) else {
         return o;
     };
-    let radius = w.rules().units[u.kind as usize].radius;
+    let radius = w.rules().radius_of(u.kind);
     let (room, outside) = (radius * 2, radius - K_INSIDE);
     let key = w.key_of(u);
     let region = region_here(&w.caches.regions, w.grid(), key, u.position.tile());
@@ -277,7 +277,7 @@ fn march_surround(files: &dyn Files, o: &mut Outcome) {
             ids.first()
                 .and_then(|&id| w.unit(id))
                 .map_or((Fx::ZERO, Fx::ZERO), |u| {
-                    let k = &w.rules().units[u.kind as usize];
+                    let k = &w.rules().unit(u.kind);
                     (k.radius, k.range)
                 });
         let outside = range + radius - K_INSIDE;
@@ -299,11 +299,11 @@ fn march_surround(files: &dyn Files, o: &mut Outcome) {
     let radius = ids
         .first()
         .and_then(|&id| w.unit(id))
-        .map_or(Fx::ZERO, |u| w.rules().units[u.kind as usize].radius);
+        .map_or(Fx::ZERO, |u| w.rules().radius_of(u.kind));
     let range = ids
         .first()
         .and_then(|&id| w.unit(id))
-        .map_or(Fx::ZERO, |u| w.rules().units[u.kind as usize].range);
+        .map_or(Fx::ZERO, |u| w.rules().unit(u.kind).range);
     let fighting: Vec<Vec2> = ids
         .iter()
         .filter_map(|&id| w.unit(id))
@@ -352,7 +352,7 @@ fn march_wall(files: &dyn Files, o: &mut Outcome) {
             .first()
             .and_then(|&id| w.unit(id))
             .map_or(Fx::ZERO, |u| {
-                let k = &w.rules().units[u.kind as usize];
+                let k = &w.rules().unit(u.kind);
                 k.range + k.radius - K_INSIDE
             });
         let spots = ids
@@ -375,7 +375,7 @@ fn march_wall(files: &dyn Files, o: &mut Outcome) {
         ids.first()
             .and_then(|&id| w.unit(id))
             .map_or((Fx::ZERO, Fx::ZERO), |u| {
-                let k = &w.rules().units[u.kind as usize];
+                let k = &w.rules().unit(u.kind);
                 (k.radius, k.range)
             });
     let at_wall: Vec<Vec2> = ids
@@ -467,7 +467,7 @@ pub fn goldmine(files: &dyn Files) -> Outcome {
     let radius = |w: &World| {
         ids.first()
             .and_then(|&id| w.unit(id))
-            .map_or(Fx::ZERO, |u| w.rules().units[u.kind as usize].radius)
+            .map_or(Fx::ZERO, |u| w.rules().radius_of(u.kind))
     };
     let at_work = |w: &World| {
         ids.iter()

@@ -69,10 +69,7 @@ impl Scene {
     /// The body (box) of unit `id`.
     pub fn body(world: &World, id: EntityId) -> Option<Bounds> {
         let u = world.unit(id)?;
-        Some(Bounds::around(
-            u.position,
-            world.rules().units[u.kind as usize].radius,
-        ))
+        Some(Bounds::around(u.position, world.rules().radius_of(u.kind)))
     }
 
     /// The smallest share of the keep-apart allowance (kKeepApart: 3/4 of their two radii)
@@ -82,9 +79,9 @@ impl Scene {
         let units: Vec<_> = ids.iter().filter_map(|&id| world.unit(id)).collect();
         let mut worst = i64::MAX;
         for (k, a) in units.iter().enumerate() {
-            let ra = world.rules().units[a.kind as usize].radius;
+            let ra = world.rules().radius_of(a.kind);
             for b in &units[k + 1..] {
-                let rb = world.rules().units[b.kind as usize].radius;
+                let rb = world.rules().radius_of(b.kind);
                 let allow = (ra + rb) * K_KEEP_APART;
                 let d = (a.position - b.position).length();
                 worst = worst.min((d * 1000 / allow).to_num::<i64>());

@@ -211,9 +211,10 @@ pub fn gap(files: &dyn Files) -> Outcome {
         o.require("named", "walker and its move", false);
         return o;
     };
-    let width = s.world().unit(k).map_or(Fx::ZERO, |u| {
-        s.world().rules().units[u.kind as usize].radius * 2
-    });
+    let width = s
+        .world()
+        .unit(k)
+        .map_or(Fx::ZERO, |u| s.world().rules().radius_of(u.kind) * 2);
     // The wall's one open tile: the gap.
     let wall_x = 20;
     let mut crossed_at = None;

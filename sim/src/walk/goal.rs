@@ -11,8 +11,7 @@ use crate::astar::body_clear;
 use crate::grid::TileMarks;
 use crate::id::find;
 use crate::nav::Body;
-use crate::position::squared;
-use crate::position::{fx, fx_ratio, Fx, Tile, Vec2};
+use crate::position::{fx, fx_ratio, squared, Fx, Tile, Vec2};
 use crate::world::World;
 
 /// Rings round a taken goal lie this far apart: the spacing of a formation, 0.7 of a tile.

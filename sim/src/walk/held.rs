@@ -179,7 +179,7 @@ pub fn note(route: &mut Route, at: Vec2, now: u64, clear: bool) {
 /// line of trees stood 10.5 s).
 pub fn clear_of_all(world: &World, i: usize, at: Vec2) -> bool {
     let u = &world.state.units[i];
-    let radius = world.rules().units[u.kind as usize].radius;
+    let radius = world.rules().radius_of(u.kind);
     let reach = (radius + super::widest(world)) * super::K_KEEP_APART;
     world.caches.survey.near(at, reach).all(|b| {
         let a = i128::from(((radius + b.radius) * super::K_KEEP_APART).to_bits());
@@ -221,7 +221,7 @@ pub fn detour(world: &mut World, i: usize, route: &mut Route, at: Vec2) {
     // going round a body at its own place, and two walkers stacked beside a gap one tile wide,
     // each closing the other's tile, the gap's only way in, turned between the gap and a way
     // along the wall at every detour, for good.
-    let radius = world.rules().units[u.kind as usize].radius;
+    let radius = world.rules().radius_of(u.kind);
     let stacked = |b: &crate::nav::Body| {
         let r = i128::from(((radius + b.radius) / 10).to_bits());
         crate::position::squared(b.middle - at) < r * r

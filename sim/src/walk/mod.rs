@@ -40,7 +40,7 @@ pub const K_MOST_LEGS: u8 = 32;
 /// A unit's speed in tiles per second: its kind's, raised by its owner's technologies.
 pub fn speed_of(world: &World, u: &Unit) -> Fx {
     let rules = world.rules();
-    let base = rules.units[u.kind as usize].speed;
+    let base = rules.unit(u.kind).speed;
     let Some(player) = world.state.players.iter().find(|p| p.id == u.owner) else {
         return base;
     };
@@ -150,7 +150,7 @@ fn stepper_with<'a>(world: &'a World, i: usize, route: &Route, widest: Fx) -> St
         survey: &world.caches.survey,
         key: world.key_of(u),
         me: u.id,
-        radius: world.rules().units[u.kind as usize].radius,
+        radius: world.rules().radius_of(u.kind),
         widest,
         march: apart::marching_with(u.formation, route),
         squeeze: held::squeezes(route, world.state.tick).then(|| goal::point_of(u, route)),
@@ -174,7 +174,7 @@ fn stepper_with<'a>(world: &'a World, i: usize, route: &Route, widest: Fx) -> St
 /// One unit's walk this tick; `nearby` is room for the bodies about it ([`apart::Nearby`]).
 fn walk(world: &World, i: usize, route: &mut Route, widest: Fx, nearby: &mut Vec<Body>) -> Outcome {
     let u = &world.state.units[i];
-    let radius = world.rules().units[u.kind as usize].radius;
+    let radius = world.rules().radius_of(u.kind);
     let mut speed = speed_of(world, u);
     if let Some(cap) = route.speed_cap {
         speed = speed.min(cap);

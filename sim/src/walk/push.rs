@@ -7,8 +7,7 @@
 
 use super::apart::Stepper;
 use crate::id::find;
-use crate::position::squared;
-use crate::position::{fx, fx_ratio, Fx, Vec2};
+use crate::position::{fx, fx_ratio, squared, Fx, Vec2};
 use crate::state::{Order, Push};
 use crate::world::World;
 
@@ -25,7 +24,7 @@ pub fn push_ahead(world: &mut World, i: usize, widest: Fx) {
         return;
     }
     let (me, owner, at) = (u.id, u.owner, u.position);
-    let radius = world.rules().units[u.kind as usize].radius;
+    let radius = world.rules().radius_of(u.kind);
     let len = step.length();
     let mut pushes = Vec::new();
     for b in world.caches.survey.near(at, radius + widest) {
@@ -64,10 +63,10 @@ pub fn pushed_step(world: &mut World, i: usize, widest: Fx) {
         return;
     };
     let u = &world.state.units[i];
-    let radius = world.rules().units[u.kind as usize].radius;
+    let radius = world.rules().radius_of(u.kind);
     let pusher = find(&world.state.units, push.by, |p| p.id).map(|k| &world.state.units[k]);
     let going = pusher.is_some_and(|p| {
-        let pr = world.rules().units[p.kind as usize].radius;
+        let pr = world.rules().radius_of(p.kind);
         let moving = p.route.is_some() || p.pushed.is_some();
         let reach = i128::from(((radius + pr) * K_PUSH_REACH).to_bits());
         moving

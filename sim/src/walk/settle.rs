@@ -20,8 +20,7 @@ use crate::astar::body_clear;
 use crate::id::EntityId;
 use crate::nav::{box_of, reach_gap};
 use crate::nav::{find_standing_spot, region_here, spot::stands_in, Approach, Spot};
-use crate::position::squared;
-use crate::position::{Bounds, Fx, Vec2};
+use crate::position::{squared, Bounds, Fx, Vec2};
 use crate::state::{Order, Progress, Route, Unit};
 use crate::world::World;
 
@@ -57,7 +56,7 @@ pub fn settle(world: &mut World, i: usize, widest: Fx) {
     {
         return;
     }
-    let radius = world.rules().units[u.kind as usize].radius;
+    let radius = world.rules().radius_of(u.kind);
     let key = world.key_of(u);
     let s = Stepper {
         grid: world.grid(),
@@ -132,7 +131,7 @@ pub fn step_off(
         survey: &world.caches.survey,
         key: world.key_of(u),
         me: u.id,
-        radius: world.rules().units[u.kind as usize].radius,
+        radius: world.rules().radius_of(u.kind),
         widest,
         march: None,
         squeeze: None,

@@ -15,8 +15,7 @@
 //! throughout.
 
 use super::apart::Stepper;
-use crate::position::squared;
-use crate::position::{fx_ratio, tile_of, Fx, Tile, Vec2};
+use crate::position::{fx_ratio, squared, tile_of, Fx, Tile, Vec2, EIGHT_WAYS};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -34,18 +33,6 @@ const SIDE: i64 = 2 * HALF + 1;
 /// A straight step and a diagonal one, in the search's cost.
 const STRAIGHT: u32 = 10;
 const DIAGONAL: u32 = 14;
-/// The eight steps, straights first.
-const STEPS: [(i64, i64); 8] = [
-    (0, -1),
-    (1, 0),
-    (0, 1),
-    (-1, 0),
-    (1, -1),
-    (1, 1),
-    (-1, 1),
-    (-1, -1),
-];
-
 /// The cells round a walker, open or not.
 struct Window {
     at: Vec2,
@@ -132,7 +119,8 @@ pub fn short_way(
             break;
         }
         let (cx, cy) = ((k as i64) % SIDE, (k as i64) / SIDE);
-        for (n, &(dx, dy)) in STEPS.iter().enumerate() {
+        for (n, &(dx, dy)) in EIGHT_WAYS.iter().enumerate() {
+            let (dx, dy) = (i64::from(dx), i64::from(dy));
             let (nx, ny) = (cx + dx, cy + dy);
             if !w.is_open(nx, ny) || (n >= 4 && !(w.is_open(cx + dx, cy) && w.is_open(cx, cy + dy)))
             {

@@ -130,7 +130,7 @@ impl World {
 
     /// The keyed layer a unit moves on (the spec's `Navigation::LayerOf`).
     pub fn key_of(&self, unit: &Unit) -> Keyed {
-        let kind = &self.rules.units[unit.kind as usize];
+        let kind = &self.rules.unit(unit.kind);
         Keyed::with_friends(kind.layer, self.friends(unit.owner))
     }
 
@@ -153,7 +153,7 @@ impl World {
     /// Adds a unit at `at`. Returns its id.
     pub fn spawn_unit(&mut self, kind: UnitKindId, owner: PlayerId, at: Vec2) -> EntityId {
         let id = self.next_id();
-        let hit_points = self.rules.units[kind as usize].hit_points;
+        let hit_points = self.rules.unit(kind).hit_points;
         self.state.units.push(Unit {
             id,
             kind,
