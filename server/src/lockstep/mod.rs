@@ -8,26 +8,30 @@
 //! a late command goes to the open turn and its sender is told (`Rescheduled`); who plays
 //! changes only through membership events in the bundle stream.
 
+mod clock;
 mod delay;
 mod desync;
 mod join;
 mod peer;
 mod rate;
 mod record_log;
+mod roster;
 mod turns;
 
 #[cfg(test)]
 mod tests;
 
+pub use clock::{EMPTY_MATCH_GRACE_MS, MAX_CATCH_UP_TURNS};
 pub use delay::{wanted_delay, InputDelay};
 pub use peer::Peer;
 pub use rate::TokenBucket;
 pub use record_log::RecordLog;
+pub use roster::SlotView;
 
-use cohort_protocol::limits::{MAX_CHAT_BYTES, MAX_PAUSE_MS, PING_INTERVAL_MS, RATE_STRIKES};
+use cohort_protocol::limits::{MAX_CHAT_BYTES, RATE_STRIKES};
 use cohort_protocol::message::{
-    ChatLine, ClientMessage, EndReason, ErrorCode, Hello, MatchEnded, MembershipEvent, Paused,
-    Ping, Pong, Resumed, Role, ServerMessage, TurnBundle,
+    ChatLine, ClientMessage, EndReason, ErrorCode, Hello, MatchEnded, MembershipEvent, Ping, Pong,
+    Role, ServerMessage, TurnBundle,
 };
 use cohort_protocol::replay::{ReplayHeader, TurnRecord};
 use cohort_protocol::report::DesyncReport;
@@ -35,7 +39,7 @@ use cohort_protocol::setup::ConfigError;
 use cohort_protocol::MatchConfig;
 use cohort_sim::hash::TickHash;
 use cohort_sim::world::{PlayerStatus, Snapshot};
-use cohort_sim::{PlayerId, Ruleset, StateHash, World};
+use cohort_sim::{Ruleset, StateHash, World};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
@@ -43,12 +47,6 @@ use std::time::{Duration, Instant};
 
 /// A connection's id, given by the driver.
 pub type PeerId = u64;
-
-/// The most overdue turns closed at once before the clock is set anew (after a stall).
-pub const MAX_CATCH_UP_TURNS: u32 = 4;
-
-/// Milliseconds without any player connected before a running match ends.
-pub const EMPTY_MATCH_GRACE_MS: u64 = 30_000;
 
 /// What a match does after a desync.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -156,20 +154,6 @@ pub enum Observed {
 /// Observations kept for the driver; past this many unread, the oldest are forgotten.
 pub const OBSERVATIONS_KEPT: usize = 1024;
 
-/// A player slot as the operator sees it ([`Match::roster`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SlotView {
-    pub slot: PlayerId,
-    pub name: String,
-    pub team: u8,
-    /// Playing, or how it left (left, resigned, dropped).
-    pub status: PlayerStatus,
-    /// Whether a connection plays it now.
-    pub connected: bool,
-    /// Whether it ever joined.
-    pub joined: bool,
-}
-
 /// Where a match is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
@@ -213,12 +197,6 @@ pub struct MatchStats {
     pub peak_peers: usize,
 }
 
-/// A pause in force.
-#[derive(Clone, Copy, Debug)]
-struct Pause {
-    since: Instant,
-}
-
 /// One match's lockstep.
 pub struct Match {
     settings: Settings,
@@ -252,7 +230,7 @@ pub struct Match {
     /// Clients' hashes of turns the server has not run yet.
     early_hashes: BTreeMap<u64, Vec<(PeerId, StateHash)>>,
     desync: desync::DesyncState,
-    pause: Option<Pause>,
+    pause: Option<clock::Pause>,
     next_ping: Instant,
     ping_nonce: u64,
     empty_since: Option<Instant>,
@@ -365,11 +343,6 @@ impl Match {
         self.pause.is_some()
     }
 
-    /// The connected peers.
-    pub fn peer_ids(&self) -> Vec<PeerId> {
-        self.peers.keys().copied().collect()
-    }
-
     /// The next action to carry out.
     pub fn poll_action(&mut self) -> Option<Action> {
         self.actions.pop_front()
@@ -385,105 +358,6 @@ impl Match {
             self.observed.pop_front();
         }
         self.observed.push_back(o);
-    }
-
-    /// Every player slot: who, how it stands, whether it is connected.
-    pub fn roster(&self) -> Vec<SlotView> {
-        self.settings
-            .config
-            .players
-            .iter()
-            .zip(&self.slots)
-            .map(|(p, s)| SlotView {
-                slot: p.slot,
-                name: p.name.clone(),
-                team: p.team,
-                status: s.status,
-                connected: s.peer.is_some() && self.phase != Phase::Ended,
-                joined: s.joined_once,
-            })
-            .collect()
-    }
-
-    /// Connections in the match: (players, spectators).
-    pub fn connected(&self) -> (usize, usize) {
-        let players = self.peers.values().filter(|p| p.player().is_some()).count();
-        (players, self.peers.len() - players)
-    }
-
-    fn turn_length(&self) -> Duration {
-        Duration::from_millis(self.settings.config.turn_ms())
-    }
-
-    /// When `turn` closes.
-    fn deadline(&self, turn: u64) -> Instant {
-        self.epoch + self.turn_length() * (turn - self.epoch_turn + 1) as u32
-    }
-
-    /// When [`Match::handle_timeout`] should next be called.
-    pub fn poll_timeout(&self) -> Option<Instant> {
-        if self.phase == Phase::Ended {
-            return None;
-        }
-        let mut t: Option<Instant> = None;
-        let mut at = |i: Instant| t = Some(t.map_or(i, |t: Instant| t.min(i)));
-        if !self.peers.is_empty() {
-            at(self.next_ping);
-        }
-        if let Some(p) = self.pause {
-            at(p.since + Duration::from_millis(MAX_PAUSE_MS));
-        } else if self.phase == Phase::Running {
-            at(self.deadline(self.next_turn));
-        }
-        if let Some(d) = self.desync.deadline() {
-            at(d);
-        }
-        if let (Phase::Running, Some(e)) = (self.phase, self.empty_since) {
-            at(e + Duration::from_millis(EMPTY_MATCH_GRACE_MS));
-        }
-        t
-    }
-
-    /// Does what is due at `now`: pings, resuming a pause that ran out, closing turns,
-    /// giving up on a snapshot, ending an empty match.
-    pub fn handle_timeout(&mut self, now: Instant) {
-        self.now = now;
-        if self.phase == Phase::Ended {
-            return;
-        }
-        if !self.peers.is_empty() && now >= self.next_ping {
-            self.ping_all(now);
-        }
-        if let Some(p) = self.pause {
-            if now >= p.since + Duration::from_millis(MAX_PAUSE_MS) {
-                self.resume(None, now);
-            }
-        }
-        if self.desync.deadline().is_some_and(|d| now >= d) {
-            self.give_up_on_snapshot();
-        }
-        if self.phase == Phase::Running && self.pause.is_none() {
-            let mut closed = 0;
-            while self.phase == Phase::Running && now >= self.deadline(self.next_turn) {
-                let late = now.saturating_duration_since(self.deadline(self.next_turn));
-                self.stats
-                    .close_lateness_us
-                    .push(late.as_micros().min(u32::MAX as u128) as u32);
-                self.close_turn();
-                closed += 1;
-                if closed >= MAX_CATCH_UP_TURNS && now >= self.deadline(self.next_turn) {
-                    tracing::warn!(match_id = %self.id(), turn = self.next_turn, "server stalled; turn clock set anew");
-                    self.epoch = now;
-                    self.epoch_turn = self.next_turn;
-                    break;
-                }
-            }
-        }
-        if let (Phase::Running, Some(e)) = (self.phase, self.empty_since) {
-            if now >= e + Duration::from_millis(EMPTY_MATCH_GRACE_MS) {
-                self.end(EndReason::NoPlayers);
-            }
-        }
     }
 
     /// Takes one event.
@@ -619,16 +493,6 @@ impl Match {
         }
     }
 
-    fn ping_all(&mut self, now: Instant) {
-        self.ping_nonce += 1;
-        let nonce = self.ping_nonce;
-        for p in self.peers.values_mut() {
-            p.pinged(nonce, now);
-        }
-        self.broadcast(ServerMessage::Ping(Ping { nonce }));
-        self.next_ping = now + Duration::from_millis(PING_INTERVAL_MS);
-    }
-
     fn chat(&mut self, peer: PeerId, text: String) {
         if text.len() > MAX_CHAT_BYTES {
             self.refuse(
@@ -645,46 +509,6 @@ impl Match {
             text,
         };
         self.broadcast(ServerMessage::Chat(line));
-    }
-
-    fn pause(&mut self, peer: PeerId, now: Instant) {
-        let Some(player) = self.peers[&peer].player() else {
-            self.refuse(peer, ErrorCode::NotAPlayer, "spectators cannot pause");
-            return;
-        };
-        if self.phase != Phase::Running || self.pause.is_some() {
-            self.refuse(
-                peer,
-                ErrorCode::PauseRefused,
-                "the match is not running unpaused",
-            );
-            return;
-        }
-        let slot = &mut self.slots[usize::from(player)];
-        if slot.pauses_used >= cohort_protocol::limits::MAX_PAUSES_PER_PLAYER {
-            self.refuse(peer, ErrorCode::PauseRefused, "no pauses left");
-            return;
-        }
-        slot.pauses_used += 1;
-        let pauses_left = cohort_protocol::limits::MAX_PAUSES_PER_PLAYER - slot.pauses_used;
-        self.pause = Some(Pause { since: now });
-        tracing::info!(match_id = %self.id(), player, turn = self.next_turn, "paused");
-        self.broadcast(ServerMessage::Paused(Paused {
-            by: player,
-            pauses_left,
-            resumes_in_ms: MAX_PAUSE_MS,
-        }));
-    }
-
-    fn resume(&mut self, by: Option<PlayerId>, now: Instant) {
-        if self.pause.take().is_none() {
-            return;
-        }
-        // The open turn gets a whole turn again from now.
-        self.epoch = now;
-        self.epoch_turn = self.next_turn;
-        tracing::info!(match_id = %self.id(), player = ?by, turn = self.next_turn, "resumed");
-        self.broadcast(ServerMessage::Resumed(Resumed { by }));
     }
 
     /// Ends the match from outside (shutdown, an operator): the open turn is closed first so

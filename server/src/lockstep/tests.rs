@@ -4,11 +4,11 @@ use super::*;
 use cohort_protocol::codec::decode_snapshot;
 use cohort_protocol::limits::MAX_COMMANDS_PER_TURN;
 use cohort_protocol::limits::{
-    COMMAND_BURST, LAG_DROP_TURNS, MAX_COMMANDS_PER_MESSAGE, MAX_PAUSES_PER_PLAYER,
+    COMMAND_BURST, LAG_DROP_TURNS, MAX_COMMANDS_PER_MESSAGE, MAX_PAUSES_PER_PLAYER, MAX_PAUSE_MS,
     MAX_TURNS_AHEAD, PROTOCOL_VERSION, SNAPSHOT_CHUNK_BYTES,
 };
 use cohort_protocol::message::{
-    Commands, DesyncNotice, JoinAccepted, Membership, Rescheduled, SnapshotChunk, TurnHash,
+    Commands, DesyncNotice, JoinAccepted, Membership, Rescheduled, Resumed, SnapshotChunk, TurnHash,
 };
 use cohort_protocol::setup::run_bundle;
 use cohort_sim::{Command, EntityId};
