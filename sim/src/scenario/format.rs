@@ -60,6 +60,26 @@ pub struct MapSpec {
     pub legend: BTreeMap<String, String>,
 }
 
+/// Where a scenario's map comes from: the one of `[map]`'s three sources it gives.
+#[derive(Clone, Copy, Debug)]
+pub enum MapSource<'a> {
+    Ascii(&'a Spanned<String>),
+    File(&'a Spanned<String>),
+    Generate(&'a Spanned<GenerateSpec>),
+}
+
+impl MapSpec {
+    /// The map's source, or `None` unless exactly one of `ascii`, `file` and `generate` is given.
+    pub fn source(&self) -> Option<MapSource<'_>> {
+        match (&self.ascii, &self.file, &self.generate) {
+            (Some(a), None, None) => Some(MapSource::Ascii(a)),
+            (None, Some(f), None) => Some(MapSource::File(f)),
+            (None, None, Some(g)) => Some(MapSource::Generate(g)),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GenerateSpec {

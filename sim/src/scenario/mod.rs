@@ -14,8 +14,8 @@ pub mod watch;
 
 pub use error::{line_of, locate_field, text_of, ScenarioError};
 pub use format::{
-    Action, BuildingSpec, CommandSpec, MapSpec, PlayerSpec, ResourceSpec, ScenarioFile, Status,
-    StatusSpec, TargetRef, UnitBlock, UnitRef,
+    Action, BuildingSpec, CommandSpec, MapSource, MapSpec, PlayerSpec, ResourceSpec, ScenarioFile,
+    Status, StatusSpec, TargetRef, UnitBlock, UnitRef,
 };
 pub use load::{
     default_map, ruleset_error, ruleset_from_bytes, Files, NoFiles, Scenario, Scheduled,
