@@ -19,7 +19,6 @@ macro_rules! scene_file {
 
 mod checks;
 mod scene;
-mod walking;
 
 pub use scene::Scene;
 
@@ -119,12 +118,12 @@ pub const CHECKS: [Check; 11] = [
     Check {
         name: "sharedwalk",
         files: &["sharedwalk.toml"],
-        run: walking::sharedwalk,
+        run: checks::sharedwalk,
     },
     Check {
         name: "crowdgoal",
         files: &["crowdgoal_33.toml", "crowdgoal_32.toml"],
-        run: walking::crowdgoal,
+        run: checks::crowdgoal,
     },
     Check {
         name: "replanspread",
@@ -134,7 +133,7 @@ pub const CHECKS: [Check; 11] = [
     Check {
         name: "arrive50",
         files: &["group50_arrival.toml"],
-        run: walking::arrive50,
+        run: checks::arrive50,
     },
     Check {
         name: "goldmine",
@@ -144,17 +143,17 @@ pub const CHECKS: [Check; 11] = [
     Check {
         name: "shore",
         files: &["sea_shore.toml"],
-        run: walking::shore,
+        run: checks::shore,
     },
     Check {
         name: "gap",
         files: &["gap_one_body.toml"],
-        run: walking::gap,
+        run: checks::gap,
     },
     Check {
         name: "formation",
         files: &["formation_mixed_speeds.toml"],
-        run: walking::formation,
+        run: checks::formation,
     },
     Check {
         name: "chasetable",
