@@ -6,18 +6,20 @@
 //! ruleset's identity is the blake3 hash of its compiled, canonical form ([`Ruleset::hash`]), so
 //! two files that differ only in layout or comments are the same ruleset.
 
+mod compile;
 mod decimal;
+mod file;
 mod pair;
 
 pub use decimal::{parse_decimal, Decimal};
+pub use file::{BuildingFile, ResourceFile, RulesetFile, TechnologyFile, TerrainFile, UnitFile};
 pub use pair::Pair;
 
 /// The largest ruleset file, in bytes (the embedded default is a few kilobytes).
 pub const MAX_RULESET_BYTES: usize = 1 << 20;
 
-use crate::position::{fx, Fx};
+use crate::position::Fx;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// The embedded default ruleset's text.
 pub const DEFAULT_RULESET_TOML: &str = include_str!("default.toml");
@@ -70,83 +72,6 @@ pub enum RulesetError {
         field: String,
         message: String,
     },
-}
-
-/// A ruleset file as written (see docs/RULESET.md).
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RulesetFile {
-    pub name: String,
-    #[serde(default)]
-    pub push_idle: bool,
-    pub terrains: BTreeMap<String, TerrainFile>,
-    pub restrictions: BTreeMap<String, Vec<String>>,
-    pub units: BTreeMap<String, UnitFile>,
-    pub buildings: BTreeMap<String, BuildingFile>,
-    pub resources: BTreeMap<String, ResourceFile>,
-    #[serde(default)]
-    pub technologies: BTreeMap<String, TechnologyFile>,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TerrainFile {
-    #[serde(default)]
-    pub colour: Option<String>,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct UnitFile {
-    pub radius: Decimal,
-    pub speed: Decimal,
-    pub restriction: String,
-    pub hit_points: u32,
-    pub attack: u32,
-    pub range: Decimal,
-    pub reload_ms: u32,
-    pub melee: bool,
-    #[serde(default)]
-    pub worker: bool,
-    #[serde(default)]
-    pub carry: u32,
-    #[serde(default)]
-    pub packs: bool,
-    #[serde(default = "default_sight")]
-    pub sight: Decimal,
-}
-
-fn default_sight() -> Decimal {
-    Decimal(fx(4))
-}
-
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BuildingFile {
-    pub half_extent: Pair<Decimal>,
-    pub hit_points: u32,
-    pub build_ms: u32,
-    #[serde(default)]
-    pub drop_site: Vec<Good>,
-    #[serde(default)]
-    pub on_water: bool,
-    #[serde(default)]
-    pub gate: bool,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ResourceFile {
-    pub gives: Good,
-    pub amount: u32,
-    pub gather_per_second: Decimal,
-}
-
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TechnologyFile {
-    pub speed_percent: u32,
-    pub units: Vec<String>,
 }
 
 /// A terrain.
@@ -254,7 +179,7 @@ impl Ruleset {
             origin: origin.to_string(),
             source,
         })?;
-        compile(file, origin)
+        compile::compile(file, origin)
     }
 
     /// A unit kind's figures.
@@ -304,226 +229,6 @@ impl Ruleset {
     pub fn land(&self) -> TerrainMask {
         self.layers[0]
     }
-}
-
-fn invalid(origin: &str, field: impl Into<String>, message: impl Into<String>) -> RulesetError {
-    RulesetError::Invalid {
-        origin: origin.to_string(),
-        field: field.into(),
-        message: message.into(),
-    }
-}
-
-fn compile(file: RulesetFile, origin: &str) -> Result<Ruleset, RulesetError> {
-    if file.terrains.is_empty() || file.terrains.len() > 32 {
-        return Err(invalid(
-            origin,
-            "terrains",
-            "between 1 and 32 terrains are needed",
-        ));
-    }
-    let terrains: Vec<Terrain> = file
-        .terrains
-        .iter()
-        .map(|(name, t)| Terrain {
-            name: name.clone(),
-            colour: t.colour.clone().unwrap_or_else(|| "#808080".to_string()),
-        })
-        .collect();
-    let terrain_id = |name: &str| terrains.iter().position(|t| t.name == name);
-
-    // Restrictions → layers. Land (the villager's) is layer 0; other distinct terrain sets follow
-    // in the order of their restriction's name.
-    let mut masks = Vec::new();
-    for (name, allowed) in &file.restrictions {
-        let mut mask: TerrainMask = 0;
-        for t in allowed {
-            let id = terrain_id(t).ok_or_else(|| {
-                invalid(
-                    origin,
-                    format!("restrictions.{name}"),
-                    format!("unknown terrain `{t}`"),
-                )
-            })?;
-            mask |= 1 << id;
-        }
-        if mask == 0 {
-            return Err(invalid(
-                origin,
-                format!("restrictions.{name}"),
-                "allows no terrain",
-            ));
-        }
-        masks.push((name.clone(), mask));
-    }
-    let land = masks
-        .iter()
-        .find(|(n, _)| n == "land")
-        .map(|(_, m)| *m)
-        .ok_or_else(|| {
-            invalid(
-                origin,
-                "restrictions",
-                "a restriction named `land` is required (layer 0)",
-            )
-        })?;
-    let mut layers: Vec<TerrainMask> = vec![land];
-    let mut restrictions = Vec::new();
-    for (name, mask) in masks {
-        let layer = match layers.iter().position(|m| *m == mask) {
-            Some(l) => l,
-            None => {
-                layers.push(mask);
-                layers.len() - 1
-            }
-        };
-        if layers.len() > MAX_LAYERS {
-            return Err(invalid(
-                origin,
-                "restrictions",
-                format!("at most {MAX_LAYERS} distinct sets of terrains (passability layers)"),
-            ));
-        }
-        restrictions.push(Restriction {
-            name,
-            allowed: mask,
-            layer: layer as LayerId,
-        });
-    }
-
-    let mut units = Vec::new();
-    for (name, u) in &file.units {
-        let field = |f: &str| format!("units.{name}.{f}");
-        let restriction = restrictions
-            .iter()
-            .position(|r| r.name == u.restriction)
-            .ok_or_else(|| {
-                invalid(
-                    origin,
-                    field("restriction"),
-                    format!("unknown restriction `{}`", u.restriction),
-                )
-            })?;
-        if u.radius.0 <= Fx::ZERO || u.radius.0 > fx(4) {
-            return Err(invalid(
-                origin,
-                field("radius"),
-                "must be above 0 and at most 4 tiles",
-            ));
-        }
-        if u.speed.0 < Fx::ZERO || u.speed.0 > fx(10) {
-            return Err(invalid(
-                origin,
-                field("speed"),
-                "must be between 0 and 10 tiles per second",
-            ));
-        }
-        if u.range.0 < Fx::ZERO || u.range.0 > fx(64) {
-            return Err(invalid(
-                origin,
-                field("range"),
-                "must be between 0 and 64 tiles",
-            ));
-        }
-        if u.hit_points == 0 {
-            return Err(invalid(origin, field("hit_points"), "must be at least 1"));
-        }
-        units.push(UnitKind {
-            name: name.clone(),
-            radius: u.radius.0,
-            speed: u.speed.0,
-            restriction: restriction as u16,
-            layer: restrictions[restriction].layer,
-            hit_points: u.hit_points,
-            attack: u.attack,
-            range: u.range.0,
-            reload_ms: u.reload_ms,
-            melee: u.melee,
-            worker: u.worker,
-            carry: u.carry,
-            packs: u.packs,
-            sight: u.sight.0,
-        });
-    }
-    if units.is_empty() {
-        return Err(invalid(origin, "units", "at least one unit kind is needed"));
-    }
-
-    let mut buildings = Vec::new();
-    for (name, b) in &file.buildings {
-        for (axis, h) in b.half_extent.iter().enumerate() {
-            if h.0 <= Fx::ZERO || h.0 > fx(8) {
-                return Err(invalid(
-                    origin,
-                    format!("buildings.{name}.half_extent[{axis}]"),
-                    "must be above 0 and at most 8 tiles",
-                ));
-            }
-        }
-        if b.hit_points == 0 {
-            return Err(invalid(
-                origin,
-                format!("buildings.{name}.hit_points"),
-                "must be at least 1",
-            ));
-        }
-        buildings.push(BuildingKind {
-            name: name.clone(),
-            half_extent: [b.half_extent[0].0, b.half_extent[1].0],
-            hit_points: b.hit_points,
-            build_ms: b.build_ms,
-            drop_site: b.drop_site.clone(),
-            on_water: b.on_water,
-            gate: b.gate,
-        });
-    }
-
-    let resources = file
-        .resources
-        .iter()
-        .map(|(name, r)| ResourceKind {
-            name: name.clone(),
-            gives: r.gives,
-            amount: r.amount,
-            gather_per_second: r.gather_per_second.0,
-            is_tree: r.gives == Good::Wood,
-        })
-        .collect();
-
-    let mut technologies = Vec::new();
-    for (name, t) in &file.technologies {
-        let mut ids = Vec::new();
-        for u in &t.units {
-            let id = units.iter().position(|k| &k.name == u).ok_or_else(|| {
-                invalid(
-                    origin,
-                    format!("technologies.{name}.units"),
-                    format!("unknown unit `{u}`"),
-                )
-            })?;
-            ids.push(id as UnitKindId);
-        }
-        technologies.push(Technology {
-            name: name.clone(),
-            speed_percent: t.speed_percent,
-            units: ids,
-        });
-    }
-
-    let mut rules = Ruleset {
-        name: file.name,
-        push_idle: file.push_idle,
-        terrains,
-        restrictions,
-        layers,
-        units,
-        buildings,
-        resources,
-        technologies,
-        hash: [0; 32],
-    };
-    rules.hash = crate::canon::hash_of(&rules);
-    Ok(rules)
 }
 
 #[cfg(test)]
