@@ -10,7 +10,7 @@ use cohort_protocol::codec::{decode_message, encode_frame, frame_length, CodecEr
 use cohort_protocol::message::{ClientMessage, ErrorCode, ServerMessage};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 
 /// How long a QUIC handshake may take on the server (each runs in its own task: a slow one
 /// holds up nothing else).
@@ -19,7 +19,8 @@ pub const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a new connection has to open its stream and send its Hello.
 pub const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// Frames waiting to go to one client; a client this far behind is dropped.
+/// Frames waiting to go to one client; past them the match task holds frames back, and the
+/// match drops a client whose outbox stays full ([`crate::lockstep::OUTBOX_FULL_DROP_MS`]).
 pub const OUTBOX_FRAMES: usize = 4096;
 
 /// How long a closing connection has to take what was sent before it is cut.
@@ -113,12 +114,14 @@ pub async fn run(incoming: quinn::Incoming, host: Arc<Host>, peer: PeerId) {
         }
     };
     let (out_tx, out_rx) = mpsc::channel(OUTBOX_FRAMES);
-    let writer = tokio::spawn(write_loop(conn.clone(), send, out_rx, host.clone()));
+    let (cut_tx, cut_rx) = oneshot::channel();
+    let writer = tokio::spawn(write_loop(conn.clone(), send, out_rx, cut_rx, host.clone()));
     let join = MatchInput::Join {
         peer,
         role: claims.role,
         hello,
         out: out_tx.clone(),
+        cut: cut_tx,
     };
     if match_tx.send(join).await.is_err() {
         host.metrics.refused(ErrorCode::MatchOver);
@@ -169,13 +172,29 @@ fn close_with(out: &mpsc::Sender<Outgoing>, code: ErrorCode, text: String) {
     let _ = out.try_send(Outgoing::Close);
 }
 
-/// Writes the match's frames until told to close or every sender is gone.
+/// Writes the match's frames until told to close or every sender is gone; closes the
+/// connection at once when its match cuts it (a client not taking its frames).
 async fn write_loop(
     conn: quinn::Connection,
     mut send: quinn::SendStream,
-    mut rx: mpsc::Receiver<Outgoing>,
+    rx: mpsc::Receiver<Outgoing>,
+    cut: oneshot::Receiver<()>,
     host: Arc<Host>,
 ) {
+    tokio::select! {
+        () = write_frames(&mut send, rx, &host) => {}
+        Ok(()) = cut => {
+            conn.close(close::CLOSED.code.into(), close::CLOSED.reason_bytes());
+            return;
+        }
+    }
+    let _ = send.finish();
+    let _ = tokio::time::timeout(CLOSE_GRACE, send.stopped()).await;
+    conn.close(close::CLOSED.code.into(), close::CLOSED.reason_bytes());
+}
+
+/// Writes frames until told to close, every sender is gone, or the stream fails.
+async fn write_frames(send: &mut quinn::SendStream, mut rx: mpsc::Receiver<Outgoing>, host: &Host) {
     while let Some(out) = rx.recv().await {
         match out {
             Outgoing::Frame(bytes) => {
@@ -198,7 +217,4 @@ async fn write_loop(
             Outgoing::Close => break,
         }
     }
-    let _ = send.finish();
-    let _ = tokio::time::timeout(CLOSE_GRACE, send.stopped()).await;
-    conn.close(close::CLOSED.code.into(), close::CLOSED.reason_bytes());
 }

@@ -9,11 +9,12 @@ use cohort_protocol::replay::ReplayWriter;
 use cohort_protocol::report::encode_report;
 use cohort_sim::Ruleset;
 use serde::Serialize;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::fs::File;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::sync::mpsc::error::TrySendError;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 
@@ -114,28 +115,105 @@ pub(super) fn percentile(sorted: &[u32], p: usize) -> u32 {
     sorted[((sorted.len() - 1) * p) / 100]
 }
 
+/// A connection's outbox: the channel to its writer, and the frames held back while it is
+/// full (how long it may stay full is the match's rule, [`crate::lockstep::OUTBOX_FULL_DROP_MS`]).
+struct Outbox {
+    tx: mpsc::Sender<Outgoing>,
+    /// Frames that found the outbox full, oldest first.
+    held: VecDeque<Outgoing>,
+    /// Closes the connection at once (a close cannot be queued behind held frames).
+    cut: oneshot::Sender<()>,
+}
+
+impl Outbox {
+    fn new(tx: mpsc::Sender<Outgoing>, cut: oneshot::Sender<()>) -> Outbox {
+        Outbox {
+            tx,
+            held: VecDeque::new(),
+            cut,
+        }
+    }
+}
+
 struct Driver {
-    outs: HashMap<PeerId, mpsc::Sender<Outgoing>>,
+    outs: BTreeMap<PeerId, Outbox>,
     replay: Option<ReplayWriter<File>>,
     replay_path: Option<PathBuf>,
     reports: Vec<PathBuf>,
     files: Files,
     end: Option<EndReason>,
-    /// Peers whose outbox was full or gone: told to the match as disconnected.
-    gone: Vec<PeerId>,
+    /// What the outboxes said (full, drained, gone), for the match.
+    told_by_outboxes: Vec<Event>,
     host: Arc<Host>,
     told: Told,
     match_id: String,
 }
 
 impl Driver {
+    /// Queues a frame for `peer`; one that finds its outbox full is held back, and the match
+    /// told.
     fn push(&mut self, peer: PeerId, out: Outgoing) {
-        if let Some(tx) = self.outs.get(&peer) {
-            if tx.try_send(out).is_err() {
-                tracing::warn!(peer, "client not reading its frames; dropping it");
-                self.outs.remove(&peer);
-                self.gone.push(peer);
+        let Some(o) = self.outs.get_mut(&peer) else {
+            return;
+        };
+        if !o.held.is_empty() {
+            o.held.push_back(out);
+            return;
+        }
+        match o.tx.try_send(out) {
+            Ok(()) => {}
+            Err(TrySendError::Full(out)) => {
+                o.held.push_back(out);
+                self.told_by_outboxes.push(Event::OutboxFull { peer });
             }
+            Err(TrySendError::Closed(_)) => {
+                self.outs.remove(&peer);
+                self.told_by_outboxes.push(Event::Disconnected { peer });
+            }
+        }
+    }
+
+    /// Moves held frames into their outboxes as far as there is room; an outbox that takes
+    /// all of them is told to the match as drained.
+    fn flush(&mut self) {
+        let mut gone = Vec::new();
+        for (&peer, o) in &mut self.outs {
+            if o.held.is_empty() {
+                continue;
+            }
+            while let Some(out) = o.held.pop_front() {
+                match o.tx.try_send(out) {
+                    Ok(()) => {}
+                    Err(TrySendError::Full(out)) => {
+                        o.held.push_front(out);
+                        break;
+                    }
+                    Err(TrySendError::Closed(_)) => {
+                        gone.push(peer);
+                        break;
+                    }
+                }
+            }
+            if o.held.is_empty() {
+                self.told_by_outboxes.push(Event::OutboxDrained { peer });
+            }
+        }
+        for peer in gone {
+            self.outs.remove(&peer);
+            self.told_by_outboxes.push(Event::Disconnected { peer });
+        }
+    }
+
+    /// Flushes the held frames, then tells the match what the outboxes said and carries out
+    /// its answers, until they have nothing more to say.
+    fn settle(&mut self, m: &mut Match) {
+        self.flush();
+        while !self.told_by_outboxes.is_empty() {
+            let now = Instant::now().into_std();
+            for event in std::mem::take(&mut self.told_by_outboxes) {
+                m.handle(now, event);
+            }
+            self.carry_out(m);
         }
     }
 
@@ -153,8 +231,12 @@ impl Driver {
                     }
                 }
                 Action::Close { peer } => {
-                    if let Some(tx) = self.outs.remove(&peer) {
-                        let _ = tx.try_send(Outgoing::Close);
+                    // Behind held frames (a full outbox) the close cannot be queued: the match
+                    // is done with the peer, so they are dropped and the connection cut.
+                    if let Some(o) = self.outs.remove(&peer) {
+                        if !o.held.is_empty() || o.tx.try_send(Outgoing::Close).is_err() {
+                            let _ = o.cut.send(());
+                        }
                     }
                 }
                 Action::ReplayStart(header) => {
@@ -344,13 +426,13 @@ pub(super) async fn run(
     let kit = &host.kit;
     let mut shutdown = kit.shutdown.clone();
     let mut d = Driver {
-        outs: HashMap::new(),
+        outs: BTreeMap::new(),
         replay: None,
         replay_path: None,
         reports: Vec::new(),
         files: kit.files.clone(),
         end: None,
-        gone: Vec::new(),
+        told_by_outboxes: Vec::new(),
         host: host.clone(),
         told: Told::default(),
         match_id: m.id().to_string(),
@@ -372,8 +454,8 @@ pub(super) async fn run(
             input = rx.recv() => {
                 let now = Instant::now().into_std();
                 match input {
-                    Some(MatchInput::Join { peer, role, hello, out }) => {
-                        d.outs.insert(peer, out);
+                    Some(MatchInput::Join { peer, role, hello, out, cut }) => {
+                        d.outs.insert(peer, Outbox::new(out, cut));
                         m.handle(now, Event::Join { peer, role, hello });
                         host.metrics.joins.inc();
                     }
@@ -390,6 +472,8 @@ pub(super) async fn run(
             }
             () = ring(&mut alarm) => {
                 alarm = None;
+                // An outbox that drained since is told before the match's deadlines.
+                d.settle(&mut m);
                 m.handle_timeout(Instant::now().into_std());
             }
             changed = shutdown.changed(), if !shutting_down => {
@@ -429,10 +513,7 @@ pub(super) async fn run(
             }
             d.carry_out(&mut m);
         }
-        while let Some(peer) = d.gone.pop() {
-            m.handle(Instant::now().into_std(), Event::Disconnected { peer });
-            d.carry_out(&mut m);
-        }
+        d.settle(&mut m);
         d.refresh(&mut m, &view, created_at);
     }
     d.refresh(&mut m, &view, created_at);

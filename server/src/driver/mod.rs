@@ -35,7 +35,7 @@ use serde::Serialize;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 
 /// Inputs waiting for one match's task.
 pub const MATCH_INBOX: usize = 4096;
@@ -76,6 +76,8 @@ pub enum MatchInput {
         role: Role,
         hello: Hello,
         out: mpsc::Sender<Outgoing>,
+        /// Closes the connection at once, whatever still waits in its outbox.
+        cut: oneshot::Sender<()>,
     },
     Message {
         peer: PeerId,

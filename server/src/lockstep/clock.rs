@@ -48,16 +48,23 @@ impl Match {
         if let Some(d) = self.desync.deadline() {
             at(d);
         }
+        if let Some(d) = self.outbox_deadline() {
+            at(d);
+        }
         if let (Phase::Running, Some(e)) = (self.phase, self.empty_since) {
             at(e + Duration::from_millis(EMPTY_MATCH_GRACE_MS));
         }
         t
     }
 
-    /// Does what is due at `now`: pings, resuming a pause that ran out, closing turns,
-    /// giving up on a snapshot, ending an empty match.
+    /// Does what is due at `now`: dropping peers whose outbox stayed full, pings, resuming a
+    /// pause that ran out, closing turns, giving up on a snapshot, ending an empty match.
     pub fn handle_timeout(&mut self, now: Instant) {
         self.now = now;
+        if self.phase == Phase::Ended {
+            return;
+        }
+        self.drop_full_outboxes(now);
         if self.phase == Phase::Ended {
             return;
         }

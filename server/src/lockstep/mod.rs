@@ -12,6 +12,7 @@ mod clock;
 mod delay;
 mod desync;
 mod join;
+mod outbox;
 mod peer;
 mod rate;
 mod record_log;
@@ -23,6 +24,7 @@ mod tests;
 
 pub use clock::{EMPTY_MATCH_GRACE_MS, MAX_CATCH_UP_TURNS};
 pub use delay::{wanted_delay, InputDelay};
+pub use outbox::OUTBOX_FULL_DROP_MS;
 pub use peer::Peer;
 pub use rate::TokenBucket;
 pub use record_log::RecordLog;
@@ -105,6 +107,12 @@ pub enum Event {
     },
     /// The connection is gone.
     Disconnected { peer: PeerId },
+    /// The peer's outbox is full: the driver holds its frames back until there is room. The
+    /// match warns the peer, and drops it for lag if no [`Event::OutboxDrained`] comes within
+    /// [`OUTBOX_FULL_DROP_MS`].
+    OutboxFull { peer: PeerId },
+    /// Every frame held back for the peer went into its outbox.
+    OutboxDrained { peer: PeerId },
     /// The server is shutting down: finish the turn, end the match.
     Shutdown,
     /// An operator ends the match (the admin API): finish the turn, end it with
@@ -369,7 +377,11 @@ impl Match {
                     self.refuse_and_close(peer, ErrorCode::MatchOver, "the match is over");
                 }
                 Event::Message { peer, .. } => self.actions.push_back(Action::Close { peer }),
-                Event::Disconnected { .. } | Event::Shutdown | Event::End => {}
+                Event::Disconnected { .. }
+                | Event::OutboxFull { .. }
+                | Event::OutboxDrained { .. }
+                | Event::Shutdown
+                | Event::End => {}
             }
             return;
         }
@@ -377,6 +389,8 @@ impl Match {
             Event::Join { peer, role, hello } => self.join(peer, role, hello, now),
             Event::Message { peer, message } => self.message(peer, message, now),
             Event::Disconnected { peer } => self.disconnected(peer, now),
+            Event::OutboxFull { peer } => self.outbox_full(peer, now),
+            Event::OutboxDrained { peer } => self.outbox_drained(peer),
             Event::Shutdown => self.finish(EndReason::ServerShutdown),
             Event::End => self.finish(EndReason::Operator),
         }

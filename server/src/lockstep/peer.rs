@@ -25,6 +25,8 @@ pub struct Peer {
     pub acked: u64,
     /// Whether it has been warned for lagging since it last caught up.
     pub warned: bool,
+    /// Since when its outbox has been full (none: the driver holds nothing back for it).
+    pub outbox_full_since: Option<Instant>,
     /// Smoothed round trip and its variation, in microseconds (RFC 6298's estimator).
     pub srtt_us: Option<u64>,
     pub rttvar_us: u64,
@@ -44,6 +46,7 @@ impl Peer {
             name,
             acked,
             warned: false,
+            outbox_full_since: None,
             srtt_us: None,
             rttvar_us: 0,
             pings: VecDeque::new(),
