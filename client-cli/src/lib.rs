@@ -5,11 +5,13 @@
 //! - [`verify`]: re-simulating bundles against recorded hashes (`cohort replay`);
 //! - [`core`]: the sans-IO client core (messages, orders and time in; messages and events out);
 //! - [`net`]: its QUIC driver; [`session`]: one bot's whole match over it;
-//! - [`threaded`]: the core pumped by a game loop, its link on a thread of its own (cohort-ffi).
+//! - [`threaded`]: the core pumped by a game loop, its link on a thread of its own (cohort-ffi);
+//! - [`picture`]: pictures of a world (SVG, PNG, GIF clips) for `cohort render` and `cohort replay`.
 
 pub mod brain;
 pub mod core;
 pub mod net;
+pub mod picture;
 pub mod session;
 pub mod text;
 pub mod threaded;

@@ -2,7 +2,6 @@
 
 pub mod bot;
 pub mod connect;
-pub mod picture;
 pub mod play;
 pub mod render;
 pub mod replay;

@@ -2,11 +2,10 @@
 //! units in their owner's colour, the routes they have left and (with `--trace`) the tracks they
 //! walked — as SVG or PNG, by the output file's extension.
 
-use super::picture::{Format, Scene, MAX_PICTURE_SIDE};
 use super::sim::{load, Source};
 use anyhow::Result;
+use cohort_client::picture::{Format, Scene, Tracks, MAX_PICTURE_SIDE};
 use cohort_sim::scenario::Runner;
-use cohort_sim::Vec2;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -30,28 +29,13 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let format = Format::of(&args.out)?;
     let scenario = load(&args.source)?;
     let mut runner = Runner::new(scenario);
-    // Each unit's track: (id, owner, points), in id order.
-    let mut tracks: Vec<(u64, u8, Vec<Vec2>)> = runner
-        .world
-        .state
-        .units
-        .iter()
-        .map(|u| (u.id.0, u.owner, vec![u.position]))
-        .collect();
+    let mut tracks = Tracks::start(&runner.world);
     runner.run(args.ticks, |w| {
-        if !args.trace {
-            return;
-        }
-        for u in &w.state.units {
-            if let Ok(i) = tracks.binary_search_by_key(&u.id.0, |t| t.0) {
-                let last = *tracks[i].2.last().expect("a track starts with a point");
-                if last != u.position {
-                    tracks[i].2.push(u.position);
-                }
-            }
+        if args.trace {
+            tracks.follow(w);
         }
     });
-    let tracks = if args.trace { &tracks[..] } else { &[] };
+    let tracks = if args.trace { tracks.walked() } else { &[] };
     let scene = Scene::of(&runner.world, tracks, MAX_PICTURE_SIDE);
     scene.write(format, &args.out)?;
     println!(

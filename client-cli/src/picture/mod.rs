@@ -1,13 +1,21 @@
 //! Pictures of a world — terrain, buildings, resources, units in their owner's colour, the
 //! routes they have left, tracks walked, entities marked — as SVG, PNG or GIF frames: what
 //! `cohort render` and `cohort replay --render/--animate` draw.
+//!
+//! - this file: the [`Scene`] — a world's shapes in pixels, back to front — and what marks it;
+//! - `draw.rs`: a scene written as SVG, or drawn into pixels and written as PNG;
+//! - `clip.rs`: animated GIF clips of scenes ([`Clip`]).
 
-use anyhow::{bail, Context, Result};
+mod clip;
+mod draw;
+
+pub use clip::{Clip, MAX_CLIP_FRAMES, MAX_CLIP_SIDE};
+
+use anyhow::{bail, Result};
 use cohort_sim::grid::Occupant;
 use cohort_sim::hash::Entry;
 use cohort_sim::ruleset::Good;
 use cohort_sim::{EntityId, Fx, Tile, Vec2, World};
-use std::fmt::Write as _;
 use std::path::Path;
 
 /// The largest picture side, in pixels: big maps are drawn with fewer pixels a tile.
@@ -118,6 +126,45 @@ impl Format {
     }
 }
 
+/// A unit's track: its id, its owner and the points it walked.
+pub type Track = (u64, u8, Vec<Vec2>);
+
+/// Every unit's track over a run, in id order (`cohort render --trace`).
+pub struct Tracks(Vec<Track>);
+
+impl Tracks {
+    /// A track for every unit of `world`, starting where it stands.
+    pub fn start(world: &World) -> Tracks {
+        Tracks(
+            world
+                .state
+                .units
+                .iter()
+                .map(|u| (u.id.0, u.owner, vec![u.position]))
+                .collect(),
+        )
+    }
+
+    /// Every unit's position after a tick, added to its track when it moved (a unit born
+    /// since the start has none).
+    pub fn follow(&mut self, world: &World) {
+        let tracks = &mut self.0;
+        for u in &world.state.units {
+            if let Ok(i) = tracks.binary_search_by_key(&u.id.0, |t| t.0) {
+                let last = *tracks[i].2.last().expect("a track starts with a point");
+                if last != u.position {
+                    tracks[i].2.push(u.position);
+                }
+            }
+        }
+    }
+
+    /// The tracks, in id order.
+    pub fn walked(&self) -> &[Track] {
+        &self.0
+    }
+}
+
 fn owner_colour(p: u8) -> u32 {
     OWNER_COLOURS[usize::from(p) % OWNER_COLOURS.len()]
 }
@@ -145,7 +192,7 @@ impl Shape {
 impl Scene {
     /// The world drawn with at most `max_side` pixels a side (at least one a tile), with
     /// `tracks` (each unit's id, owner and the points it walked).
-    pub fn of(world: &World, tracks: &[(u64, u8, Vec<Vec2>)], max_side: u32) -> Scene {
+    pub fn of(world: &World, tracks: &[Track], max_side: u32) -> Scene {
         let grid = world.grid();
         let rules = world.rules();
         let side = grid.width().max(grid.height()).max(1) as u32;
@@ -348,256 +395,7 @@ impl Scene {
             scale: self.scale,
         }
     }
-
-    /// Writes the picture to `path` in `format`.
-    pub fn write(&self, format: Format, path: &Path) -> Result<()> {
-        let bytes = match format {
-            Format::Png => self.png()?,
-            Format::Svg => self.svg().into_bytes(),
-        };
-        std::fs::write(path, bytes).with_context(|| format!("cannot write {}", path.display()))
-    }
-
-    fn svg(&self) -> String {
-        let mut s = String::new();
-        let _ = writeln!(
-            s,
-            r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}">"#,
-            w = self.width,
-            h = self.height
-        );
-        let stroke_attr = |stroke: &Option<(Colour, f32)>| match stroke {
-            Some((c, w)) => format!(r#" stroke="{}" stroke-width="{w:.2}""#, c.svg()),
-            None => String::new(),
-        };
-        for shape in &self.shapes {
-            let _ = match shape {
-                Shape::Rect {
-                    x,
-                    y,
-                    w,
-                    h,
-                    fill,
-                    stroke,
-                } => writeln!(
-                    s,
-                    r#"<rect x="{x:.2}" y="{y:.2}" width="{w:.2}" height="{h:.2}" fill="{}" fill-opacity="{:.3}"{}/>"#,
-                    fill.svg(),
-                    fill.opacity(),
-                    stroke_attr(stroke)
-                ),
-                Shape::Circle {
-                    x,
-                    y,
-                    r,
-                    fill,
-                    stroke,
-                } => writeln!(
-                    s,
-                    r#"<circle cx="{x:.2}" cy="{y:.2}" r="{r:.2}" fill="{}" fill-opacity="{:.3}"{}/>"#,
-                    fill.svg(),
-                    fill.opacity(),
-                    stroke_attr(stroke)
-                ),
-                Shape::Line {
-                    points,
-                    colour,
-                    width,
-                    dashed,
-                } => {
-                    let pts: Vec<String> = points
-                        .iter()
-                        .map(|(x, y)| format!("{x:.2},{y:.2}"))
-                        .collect();
-                    let dash = if *dashed {
-                        format!(
-                            r#" stroke-dasharray="{:.1} {:.1}""#,
-                            width * 4.0,
-                            width * 3.0
-                        )
-                    } else {
-                        String::new()
-                    };
-                    writeln!(
-                        s,
-                        r#"<polyline points="{}" fill="none" stroke="{}" stroke-opacity="{:.3}" stroke-width="{width:.2}" stroke-linejoin="round"{dash}/>"#,
-                        pts.join(" "),
-                        colour.svg(),
-                        colour.opacity()
-                    )
-                }
-            };
-        }
-        s.push_str("</svg>\n");
-        s
-    }
-
-    fn png(&self) -> Result<Vec<u8>> {
-        self.pixmap()?.encode_png().context("cannot encode the PNG")
-    }
-
-    /// The picture drawn into pixels.
-    pub fn pixmap(&self) -> Result<tiny_skia::Pixmap> {
-        use tiny_skia::{
-            FillRule, Paint, PathBuilder, Pixmap, Rect, Stroke, StrokeDash, Transform,
-        };
-        let mut pixmap =
-            Pixmap::new(self.width, self.height).context("the picture is too large to draw")?;
-        let paint = |c: Colour| {
-            let (r, g, b) = c.rgb8();
-            let mut p = Paint::default();
-            p.set_color_rgba8(r, g, b, c.alpha);
-            p.anti_alias = true;
-            p
-        };
-        let id = Transform::identity();
-        for shape in &self.shapes {
-            match shape {
-                Shape::Rect {
-                    x,
-                    y,
-                    w,
-                    h,
-                    fill,
-                    stroke,
-                } => {
-                    let Some(rect) = Rect::from_xywh(*x, *y, *w, *h) else {
-                        continue;
-                    };
-                    let mut p = paint(*fill);
-                    p.anti_alias = false;
-                    pixmap.fill_rect(rect, &p, id, None);
-                    if let Some((c, width)) = stroke {
-                        let path = PathBuilder::from_rect(rect);
-                        let s = Stroke {
-                            width: *width,
-                            ..Stroke::default()
-                        };
-                        pixmap.stroke_path(&path, &paint(*c), &s, id, None);
-                    }
-                }
-                Shape::Circle {
-                    x,
-                    y,
-                    r,
-                    fill,
-                    stroke,
-                } => {
-                    let Some(path) = PathBuilder::from_circle(*x, *y, *r) else {
-                        continue;
-                    };
-                    pixmap.fill_path(&path, &paint(*fill), FillRule::Winding, id, None);
-                    if let Some((c, width)) = stroke {
-                        let s = Stroke {
-                            width: *width,
-                            ..Stroke::default()
-                        };
-                        pixmap.stroke_path(&path, &paint(*c), &s, id, None);
-                    }
-                }
-                Shape::Line {
-                    points,
-                    colour,
-                    width,
-                    dashed,
-                } => {
-                    let mut pb = PathBuilder::new();
-                    let Some(&(x0, y0)) = points.first() else {
-                        continue;
-                    };
-                    pb.move_to(x0, y0);
-                    for &(x, y) in &points[1..] {
-                        pb.line_to(x, y);
-                    }
-                    let Some(path) = pb.finish() else { continue };
-                    let mut s = Stroke {
-                        width: *width,
-                        ..Stroke::default()
-                    };
-                    s.line_join = tiny_skia::LineJoin::Round;
-                    if *dashed {
-                        s.dash = StrokeDash::new(vec![width * 4.0, width * 3.0], 0.0);
-                    }
-                    pixmap.stroke_path(&path, &paint(*colour), &s, id, None);
-                }
-            }
-        }
-        Ok(pixmap)
-    }
 }
 
-/// The most frames a clip holds (`cohort replay --animate`).
-pub const MAX_CLIP_FRAMES: u64 = 5_000;
-
-/// The largest side of a clip's frames, in pixels: smaller than a still picture's, so that
-/// a long clip stays a file one can send.
-pub const MAX_CLIP_SIDE: u32 = 720;
-
-/// How hard the GIF encoder works to choose each frame's 256 colours: 1 (best) to 30
-/// (fastest); 10 is NeuQuant's usual trade.
-const CLIP_QUANTIZE_SPEED: i32 = 10;
-
-/// An animated GIF being written, frame by frame, looping for ever.
-pub struct Clip {
-    encoder: gif::Encoder<std::io::BufWriter<std::fs::File>>,
-    width: u16,
-    height: u16,
-    pub frames: u64,
-}
-
-impl Clip {
-    /// A clip of frames `width` × `height` pixels, written to `path`.
-    pub fn create(path: &Path, width: u32, height: u32) -> Result<Clip> {
-        let side = |v: u32| u16::try_from(v).context("a clip's frames are at most 65,535 px");
-        let (width, height) = (side(width)?, side(height)?);
-        let file = std::fs::File::create(path)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        let mut encoder = gif::Encoder::new(std::io::BufWriter::new(file), width, height, &[])
-            .context("cannot start the GIF")?;
-        encoder
-            .set_repeat(gif::Repeat::Infinite)
-            .context("cannot start the GIF")?;
-        Ok(Clip {
-            encoder,
-            width,
-            height,
-            frames: 0,
-        })
-    }
-
-    /// Appends `scene` (of the clip's size), shown for `delay_cs` hundredths of a second.
-    pub fn frame(&mut self, scene: &Scene, delay_cs: u16) -> Result<()> {
-        if (scene.width, scene.height) != (u32::from(self.width), u32::from(self.height)) {
-            bail!(
-                "a frame of {}x{} px in a clip of {}x{}",
-                scene.width,
-                scene.height,
-                self.width,
-                self.height
-            );
-        }
-        // Every pixel is opaque (the terrain covers the picture), so the pixmap's premultiplied
-        // colours are its colours.
-        let mut rgba = scene.pixmap()?.take();
-        let mut frame =
-            gif::Frame::from_rgba_speed(self.width, self.height, &mut rgba, CLIP_QUANTIZE_SPEED);
-        frame.delay = delay_cs;
-        self.encoder
-            .write_frame(&frame)
-            .context("cannot write a GIF frame")?;
-        self.frames += 1;
-        Ok(())
-    }
-
-    /// The frames' width and height, in pixels.
-    pub fn size(&self) -> (u16, u16) {
-        (self.width, self.height)
-    }
-
-    /// Ends the GIF (its trailer) and writes what is left of it.
-    pub fn finish(self) -> Result<()> {
-        use std::io::Write;
-        let mut file = self.encoder.into_inner().context("cannot end the GIF")?;
-        file.flush().context("cannot write the GIF")
-    }
-}
+#[cfg(test)]
+mod tests;

@@ -2,8 +2,10 @@
 //! pictures of a replay's (or a report's) states, drawn as `cohort render` draws a scenario.
 
 use super::{progress, read, Args, Loaded};
-use crate::cmd::picture::{Clip, Format, Scene, MAX_CLIP_FRAMES, MAX_CLIP_SIDE, MAX_PICTURE_SIDE};
 use anyhow::{bail, Context, Result};
+use cohort_client::picture::{
+    Clip, Format, Scene, MAX_CLIP_FRAMES, MAX_CLIP_SIDE, MAX_PICTURE_SIDE,
+};
 use cohort_client::verify::narrow::narrow;
 use cohort_client::verify::{resimulate, Verdict};
 use cohort_protocol::replay::TurnRecord;
