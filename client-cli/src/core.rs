@@ -25,20 +25,20 @@
 //! first disagreement, the one the server reports). The state after T it sends is its own state
 //! as it stood, not a re-simulation; a request for any other turn gets `SnapshotUnavailable`
 //! with the reason.
+//!
+//! The files, one job each: this one the core's state and its event loop (messages, lines and
+//! orders in; the handshake); `event.rs` what it tells ([`Event`], [`TurnStatus`], [`Tally`]);
+//! `clock.rs` its timeouts (pings, the server's silence); `turns.rs` running bundles and the
+//! hash agreement; `rejoin.rs` snapshots in (a rejoin) and evidence out (a desync);
+//! `recall.rs` the tick hashes, checkpoint and bundles of its recent turns.
 
 use crate::text::{Line, HELP};
-use cohort_protocol::codec::{decode_snapshot, encode_evidence};
-use cohort_protocol::limits::{MAX_COMMANDS_PER_MESSAGE, MAX_SNAPSHOT_BYTES};
-use cohort_protocol::limits::{PING_INTERVAL_MS, PROTOCOL_VERSION, SNAPSHOT_CHUNK_BYTES};
-use cohort_protocol::message::{
-    ChatLine, Commands, DesyncNotice, Error, Hello, JoinAccepted, MatchEnded, Paused, Ping, Pong,
-    Rescheduled, Resumed, Role, SnapshotChunk, TurnBundle, TurnHash,
-};
-use cohort_protocol::setup::run_bundle_ticks;
+use cohort_protocol::limits::{MAX_COMMANDS_PER_MESSAGE, PROTOCOL_VERSION};
+use cohort_protocol::message::{Commands, Error, Hello, JoinAccepted, Pong, Role, TurnBundle};
 use cohort_protocol::{ClientMessage, ErrorCode, MatchConfig, ServerMessage};
 use cohort_sim::hash::TickHash;
 use cohort_sim::world::Snapshot;
-use cohort_sim::{Command, Fx, Ruleset, StateHash, World};
+use cohort_sim::{Command, Ruleset, StateHash, World};
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -69,38 +69,6 @@ pub struct ClientOptions {
     pub perturb_at_tick: Option<u64>,
 }
 
-impl ClientOptions {
-    /// The tick after which the test switches nudge, if any: `perturb_at_tick`, else the last
-    /// tick of `perturb_at_turn`.
-    fn perturbed_tick(&self, turn_ticks: u32) -> Option<u64> {
-        self.perturb_at_tick.or_else(|| {
-            self.perturb_at_turn
-                .map(|t| (t + 1).saturating_mul(u64::from(turn_ticks)))
-        })
-    }
-}
-
-/// What the test switches do after a tick: the nudge, after the tick they name.
-fn nudge_after(tick: Option<u64>) -> impl Fn(&mut World) {
-    move |world: &mut World| {
-        if tick.is_some() && Some(world.tick()) == tick {
-            if let Some(u) = world.state.units.first_mut() {
-                u.position.x += Fx::from_bits(1);
-            }
-        }
-    }
-}
-
-/// What a client keeps at its first hash disagreement, for the server's request of that turn.
-#[derive(Clone, Debug)]
-struct Disagreed {
-    turn: u64,
-    /// Its state after `turn`, as it held it.
-    end: Snapshot,
-    /// Its recall as it stood (the turn is its last).
-    recall: Recall,
-}
-
 /// Where the client is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
@@ -114,98 +82,6 @@ pub enum Phase {
     Playing,
     /// The match ended or the server refused or closed; nothing more happens.
     Over,
-}
-
-/// Something to show the person or program running the client.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Event {
-    Joined {
-        match_id: String,
-        role: Role,
-        next_turn: u64,
-        input_delay: u32,
-    },
-    /// The snapshot a rejoining client started from: its turn, and whether its hash is the
-    /// server's (known when the first bundle after it arrives).
-    SnapshotLoaded {
-        turn: u64,
-    },
-    SnapshotChecked {
-        turn: u64,
-        agrees: bool,
-    },
-    /// A turn was run.
-    Turn(TurnStatus),
-    InputDelay(u32),
-    /// The server's hash after `turn` (from a later bundle) differs from this client's.
-    HashDisagrees {
-        turn: u64,
-        mine: StateHash,
-        server: StateHash,
-    },
-    Desync(DesyncNotice),
-    Rescheduled(Rescheduled),
-    Chat(ChatLine),
-    Paused(Paused),
-    Resumed(Resumed),
-    /// The server sent an error; `closes` says whether the connection ends with it.
-    ServerError {
-        error: Error,
-        closes: bool,
-    },
-    /// Nothing came from the server for [`SERVER_SILENCE_MS`]: the connection is taken as lost.
-    ServerSilent,
-    /// The driver lost the connection (it could not connect, the stream ended, a frame did not
-    /// decode): the text says why ([`ClientCore::connection_lost`]).
-    ConnectionLost(String),
-    /// The driver lost the connection and tries again (not from the core: the session's
-    /// reconnect loop tells it in the same stream). `attempt` of `attempts`, after `wait`.
-    Reconnecting {
-        why: String,
-        attempt: u32,
-        attempts: u32,
-        wait: Duration,
-    },
-    /// A line the player typed could not be used (the text is the reason).
-    Refused(String),
-    Help(&'static str),
-    Ended(MatchEnded),
-}
-
-/// What the client shows after a turn.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TurnStatus {
-    pub turn: u64,
-    /// This client's hash after the turn (none when it does not simulate).
-    pub hash: Option<StateHash>,
-    /// Whether the server's hash after the previous turn equalled this client's.
-    pub previous_agrees: Option<bool>,
-    pub input_delay: u32,
-    pub rtt: Option<Duration>,
-}
-
-/// Counters over the client's life, for tests, bots and summaries.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Tally {
-    pub turns_run: u64,
-    /// Turns whose hash the server's (carried by a later bundle) confirmed.
-    pub hashes_agreed: u64,
-    pub hashes_disagreed: u64,
-    pub desync_notices: u64,
-    pub commands_sent: u64,
-    pub rescheduled: u64,
-}
-
-impl Tally {
-    /// Adds another connection's counts to these (a seat played over several connections).
-    pub fn add(&mut self, other: &Tally) {
-        self.turns_run += other.turns_run;
-        self.hashes_agreed += other.hashes_agreed;
-        self.hashes_disagreed += other.hashes_disagreed;
-        self.desync_notices += other.desync_notices;
-        self.commands_sent += other.commands_sent;
-        self.rescheduled += other.rescheduled;
-    }
 }
 
 /// The client core. See the module documentation.
@@ -306,53 +182,6 @@ impl ClientCore {
     /// The next thing to show, if any.
     pub fn poll_event(&mut self) -> Option<Event> {
         self.events.pop_front()
-    }
-
-    /// When [`ClientCore::handle_timeout`] should next be called.
-    pub fn poll_timeout(&self) -> Option<Instant> {
-        let silence = self.silence_deadline();
-        match self.phase {
-            Phase::Loading | Phase::Playing => match (self.next_ping, silence) {
-                (Some(p), Some(s)) => Some(p.min(s)),
-                (p, s) => p.or(s),
-            },
-            Phase::Joining => silence,
-            _ => None,
-        }
-    }
-
-    /// When the server's silence makes the connection lost.
-    fn silence_deadline(&self) -> Option<Instant> {
-        self.last_heard
-            .map(|t| t + Duration::from_millis(SERVER_SILENCE_MS))
-    }
-
-    /// The time passed: pings go out every [`PING_INTERVAL_MS`]; after [`SERVER_SILENCE_MS`]
-    /// without a word from the server the connection is lost ([`Event::ServerSilent`]).
-    pub fn handle_timeout(&mut self, now: Instant) {
-        if !matches!(self.phase, Phase::Joining | Phase::Loading | Phase::Playing) {
-            return;
-        }
-        if self.silence_deadline().is_some_and(|t| t <= now) {
-            self.phase = Phase::Over;
-            self.rejoinable = true;
-            self.events.push_back(Event::ServerSilent);
-            return;
-        }
-        if self.phase == Phase::Joining {
-            return;
-        }
-        if self.next_ping.is_some_and(|t| t <= now) {
-            let nonce = self.next_nonce;
-            self.next_nonce += 1;
-            self.pings.insert(nonce, now);
-            // Forget pings never answered, so the map stays small.
-            while self.pings.len() > 16 {
-                self.pings.pop_first();
-            }
-            self.send(ClientMessage::Ping(Ping { nonce }));
-            self.next_ping = Some(now + Duration::from_millis(PING_INTERVAL_MS));
-        }
     }
 
     /// A message arrived from the server.
@@ -604,199 +433,17 @@ impl ClientCore {
             }
         }
     }
-
-    fn on_snapshot_chunk(&mut self, chunk: SnapshotChunk) {
-        if self.phase != Phase::Loading {
-            return;
-        }
-        if chunk.count == 0
-            || chunk.index >= chunk.count
-            || chunk.count as usize > MAX_SNAPSHOT_BYTES / SNAPSHOT_CHUNK_BYTES + 1
-            || self.snapshot_turn.is_some_and(|t| t != chunk.turn)
-        {
-            return self.fail(format!(
-                "a bad snapshot piece: {} of {} for turn {}",
-                chunk.index, chunk.count, chunk.turn
-            ));
-        }
-        self.snapshot_turn = Some(chunk.turn);
-        self.snapshot_pieces.insert(chunk.index, chunk.bytes);
-        if self.snapshot_pieces.len() < chunk.count as usize {
-            return;
-        }
-        let bytes: Vec<u8> = std::mem::take(&mut self.snapshot_pieces)
-            .into_values()
-            .flatten()
-            .collect();
-        let turn = chunk.turn;
-        if self.options.simulate {
-            let world = decode_snapshot(&bytes)
-                .map_err(|e| e.to_string())
-                .and_then(|s| {
-                    World::from_snapshot(self.rules.clone(), s).map_err(|e| e.to_string())
-                });
-            match world {
-                Ok(w) => {
-                    let h = w.hash();
-                    self.my_hashes.insert(turn, h);
-                    self.unchecked_snapshot = Some((turn, h));
-                    self.recall.checkpoint_at(turn + 1, &w);
-                    self.world = Some(w);
-                }
-                Err(e) => return self.fail(format!("the server's snapshot cannot be loaded: {e}")),
-            }
-        }
-        self.events.push_back(Event::SnapshotLoaded { turn });
-        self.next_turn = turn + 1;
-        self.phase = Phase::Playing;
-        for b in std::mem::take(&mut self.waiting_bundles) {
-            self.on_bundle(b);
-        }
-    }
-
-    fn on_bundle(&mut self, b: TurnBundle) {
-        if self.phase != Phase::Playing {
-            return;
-        }
-        if b.turn < self.next_turn {
-            return; // Already run (from a snapshot that covered it).
-        }
-        if b.turn > self.next_turn {
-            return self.fail(format!(
-                "bundle {} arrived where {} was due",
-                b.turn, self.next_turn
-            ));
-        }
-        // The server's hash of the turn before: the hash agreement.
-        let mut previous_agrees = None;
-        if let (Some(server), Some(prev)) = (b.previous_hash, b.turn.checked_sub(1)) {
-            if let Some(mine) = self.my_hashes.get(&prev).copied() {
-                let agrees = mine == server;
-                previous_agrees = Some(agrees);
-                if agrees {
-                    self.tally.hashes_agreed += 1;
-                } else {
-                    self.tally.hashes_disagreed += 1;
-                    // The world is still the one after `prev`: keep it, and the recall of the
-                    // turns up to it, for the server's report.
-                    if self.disagreed.is_none() {
-                        if let Some(world) = &self.world {
-                            self.disagreed = Some(Disagreed {
-                                turn: prev,
-                                end: world.snapshot(),
-                                recall: self.recall.clone(),
-                            });
-                        }
-                    }
-                    self.events.push_back(Event::HashDisagrees {
-                        turn: prev,
-                        mine,
-                        server,
-                    });
-                }
-                if let Some((t, _)) = self.unchecked_snapshot.take() {
-                    self.events
-                        .push_back(Event::SnapshotChecked { turn: t, agrees });
-                }
-            }
-        }
-        if let Some(d) = b.input_delay {
-            self.input_delay = d;
-            self.events.push_back(Event::InputDelay(d));
-        }
-        let turn_ticks = self.config.as_ref().map_or(1, |c| c.turn_ticks);
-        let mut hash = None;
-        if let Some(world) = self.world.as_mut() {
-            self.recall.before_turn(b.turn, world);
-            let nudge = nudge_after(self.options.perturbed_tick(turn_ticks));
-            let mut ticks = Vec::with_capacity(turn_ticks as usize);
-            run_bundle_ticks(world, &b, turn_ticks, |w| {
-                nudge(w);
-                ticks.push(w.tick_hash());
-            });
-            self.recall.ran(&b, ticks);
-            let h = world.hash();
-            hash = Some(h);
-            self.my_hashes.insert(b.turn, h);
-            while self.my_hashes.len() > KEPT_HASHES {
-                self.my_hashes.pop_first();
-            }
-            self.send(ClientMessage::TurnHash(TurnHash {
-                turn: b.turn,
-                hash: h,
-            }));
-        } else {
-            self.send(ClientMessage::Ack { turn: b.turn });
-        }
-        self.next_turn = b.turn + 1;
-        self.tally.turns_run += 1;
-        self.events.push_back(Event::Turn(TurnStatus {
-            turn: b.turn,
-            hash,
-            previous_agrees,
-            input_delay: self.input_delay,
-            rtt: self.rtt,
-        }));
-    }
-
-    /// Answers the server's request for this client's evidence of `turn` (after a desync),
-    /// `server_ticks` the server's tick hashes of it: from the current state and recall if they
-    /// are still that turn's, else from those kept at the first disagreement if it is that
-    /// turn's, else `SnapshotUnavailable`.
-    fn send_evidence(&mut self, turn: u64, server_ticks: &[TickHash]) {
-        let current = self.next_turn.checked_sub(1);
-        let held = match (&self.world, &self.disagreed) {
-            (None, _) => Err("this client runs no sim".to_string()),
-            (Some(world), _) if current == Some(turn) => Ok((world.snapshot(), &self.recall)),
-            (Some(_), Some(d)) if d.turn == turn => Ok((d.end.clone(), &d.recall)),
-            (Some(_), kept) => Err(format!(
-                "this client's state after turn {turn} is gone: it is after turn {}, and kept {}",
-                current.map_or("none".into(), |t| t.to_string()),
-                kept.as_ref()
-                    .map_or("no other".into(), |d| format!("turn {}'s", d.turn)),
-            )),
-        };
-        let turn_ticks = self.config.as_ref().map_or(1, |c| c.turn_ticks);
-        let nudge = nudge_after(self.options.perturbed_tick(turn_ticks));
-        let my_hashes = &self.my_hashes;
-        let encoded = held.and_then(|(end, recall)| {
-            let again = RunAgain {
-                rules: self.rules.clone(),
-                turn_ticks,
-                after_tick: &nudge,
-                my_hash: &|t| my_hashes.get(&t).copied(),
-            };
-            let evidence = recall.evidence(turn, end, server_ticks, &again);
-            encode_evidence(&evidence).map_err(|e| e.to_string())
-        });
-        let bytes = match encoded {
-            Ok(b) => b,
-            // The reasons above are short: well inside `MAX_CHAT_BYTES`.
-            Err(reason) => return self.send(ClientMessage::SnapshotUnavailable { turn, reason }),
-        };
-        let pieces: Vec<&[u8]> = bytes.chunks(SNAPSHOT_CHUNK_BYTES).collect();
-        let count = pieces.len() as u32;
-        let messages: Vec<ClientMessage> = pieces
-            .iter()
-            .enumerate()
-            .map(|(i, p)| {
-                ClientMessage::Snapshot(SnapshotChunk {
-                    turn,
-                    index: i as u32,
-                    count,
-                    bytes: p.to_vec(),
-                })
-            })
-            .collect();
-        for m in messages {
-            self.send(m);
-        }
-    }
 }
 
+mod clock;
+mod event;
 mod recall;
+mod rejoin;
+mod turns;
 
+pub use event::{Event, Tally, TurnStatus};
 pub use recall::{Recall, RunAgain, CHECKPOINT_TURNS};
+use rejoin::Disagreed;
 
 #[cfg(test)]
 mod tests;
