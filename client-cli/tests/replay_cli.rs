@@ -1,5 +1,9 @@
 //! `cohort replay`'s exit codes: 0 when every recorded hash verifies, 1 naming the first
 //! differing turn (and, for a desync report, the entity and field), 2 for an unreadable file.
+//!
+//! Over 600 lines on purpose: one test binary for every `cohort replay` mode (verify, desync
+//! reports, `--json`, `--scenario`, `--render`/`--animate`) sharing the recorded matches built
+//! here, so the crate links one binary for them, not five.
 
 use cohort_protocol::message::TurnBundle;
 use cohort_protocol::replay::{ReplayHeader, ReplayWriter, TurnRecord};
