@@ -4,6 +4,10 @@
 //! hands what arrived to the client core, which runs turns (on the calling thread) and sends
 //! their hashes — gives orders, and reads the world with the `cohort_world_*` view functions.
 //! Nothing but `cohort_client_wait` (when asked) and `cohort_client_free` blocks.
+//!
+//! Longer than 600 lines on purpose: every `cohort_client_*` function, its options and its event
+//! struct sit together here, in the order `include/cohort.h` lists them (cbindgen writes the
+//! header in source order; tests/header.rs holds the committed header to it).
 
 use crate::error::{fail, CohortStatus, Failure};
 use crate::handles::{insert, remove, with_client, CohortHandle, Object};

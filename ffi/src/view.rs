@@ -9,6 +9,11 @@
 //!
 //! **Facing:** the sim has none — a unit has a position, not a heading, and turns at once. Draw
 //! it facing its motion, `position − previous` (keep the last heading while it stands).
+//!
+//! Longer than 600 lines on purpose: every `cohort_world_*` function and the struct it fills sit
+//! together here, in the order `include/cohort.h` lists them (cbindgen writes the header in
+//! source order, and tests/header.rs holds the committed header to it), so the C API reads as
+//! one table; splitting the file would reorder the header every embedder reads.
 
 use crate::error::{fail, CohortStatus, Failure};
 use crate::handles::{get, lock, CohortHandle, Object};

@@ -4,6 +4,9 @@
 //! ground. Each scene is run for its file's ticks and judged by the run's watch (the figures of
 //! `cohort sim --json`, docs/SCENARIOS.md); `cargo run --release -p cohort-sim --example scenes
 //! -- scenarios/crowds/*.toml` prints the same figures as a table.
+//!
+//! Longer than 600 lines on purpose: one named test per crowd scene, each a few lines over the
+//! shared judge at the top, so the scenes read as one list and link as one test binary.
 
 use cohort_sim::ruleset::Ruleset;
 use cohort_sim::scenario::watch::WatchReport;

@@ -12,6 +12,8 @@
 //! The map's entities come first (ids fixed by the generator), so commands name them by id;
 //! the scene's own blocks and foundations by name.
 
+mod jobs;
+
 use super::text::{self, Block, Extra, Order, Who};
 use super::{figures, scene_ticks, square_columns, Layout, Rng, LAND_KINDS};
 use crate::grid::{Keyed, Occupant};
@@ -20,27 +22,37 @@ use crate::map::{generate, start_tiles, MapOptions};
 use crate::position::Tile;
 use crate::ruleset::Ruleset;
 use crate::world::World;
+use jobs::*;
 use std::fmt::Write;
 use std::sync::Arc;
 
 /// The soldier kinds an army may be of: every land kind but the villager.
 const SOLDIERS: &[&str] = LAND_KINDS.split_at(1).1;
+
 /// The most units in one army.
 const MOST_IN_ARMY: i64 = 20;
+
 /// The most villagers in a scene's own block of villagers.
 const MOST_VILLAGERS: i64 = 12;
+
 /// How far from its start (in tiles, each way) a player's armies and buildings are laid.
 const START_REACH: i64 = 14;
+
 /// Places tried for a block or a building before it is left out.
 const TRIES: usize = 40;
+
 /// What villagers may gather from.
 const RESOURCES: [&str; 4] = ["tree", "gold_mine", "stone_mine", "berry_bush"];
+
 /// What villagers may lay and build.
 const BUILDINGS: [&str; 4] = ["house", "mill", "lumber_camp", "mining_camp"];
+
 /// The formations `set_formation` may choose.
 const FORMATIONS: [&str; 4] = ["line", "staggered", "box", "flank"];
+
 /// The first tick of a second order, and the last.
 const SECOND_ORDER_TICKS: (i64, i64) = (600, 3000);
+
 /// Seconds every generated scene runs past its walks three times over (fights and work take
 /// time), before a second for every two units.
 const FIGHT_SECONDS: i64 = 60;
@@ -564,99 +576,4 @@ pub(super) fn scene(seed: u64) -> String {
         toml.push_str(o);
     }
     toml
-}
-
-/// A free spot for a building of `kind` near `start`: its footprint and a tile round it free,
-/// taken once found.
-fn spot(
-    world: &World,
-    rng: &mut Rng,
-    ground: &mut Ground,
-    kind: &str,
-    start: (i64, i64),
-) -> Option<(i64, i64)> {
-    let k = world.rules().building_kind(kind)?;
-    (0..TRIES).find_map(|_| {
-        let at = (
-            start.0 + rng.range(-START_REACH, START_REACH),
-            start.1 + rng.range(-START_REACH, START_REACH),
-        );
-        let f = world.footprint_of(k, tile(at.0, at.1), false);
-        let area = (
-            at.0 + i64::from(f.min.x) - 1,
-            at.1 + i64::from(f.min.y) - 1,
-            at.0 + i64::from(f.max.x) + 1,
-            at.1 + i64::from(f.max.y) + 1,
-        );
-        ground.free(area).then(|| {
-            ground.take(area);
-            at
-        })
-    })
-}
-
-/// Villagers set to work: whom the order is for, their start, where they stand, their pace,
-/// and the name a foundation laid for them takes.
-struct Job {
-    who: Who,
-    start: (i64, i64),
-    from: (i64, i64),
-    speed: i64,
-    name: String,
-}
-
-/// Villagers' work: gather from a resource of the map near their start (the nearest of a kind
-/// the seed picks), lay a building for themselves there, or build a foundation the scene lays.
-fn work(
-    rng: &mut Rng,
-    plan: &mut Plan,
-    foundations: &mut Vec<Foundation>,
-    ground: &mut Ground,
-    world: &World,
-    job: Job,
-) {
-    let Job {
-        who,
-        start,
-        from,
-        speed,
-        name,
-    } = job;
-    let order = |action, extra| who.order(action, extra);
-    let choice = rng.range(0, 3);
-    if choice >= 2 {
-        let kind = *rng.pick(&BUILDINGS);
-        if let Some(at) = spot(world, rng, ground, kind, start) {
-            if choice == 2 {
-                plan.give(
-                    &order("place_building", Extra::Lay(kind, at)),
-                    from,
-                    Some(at),
-                    speed,
-                );
-            } else {
-                let name = format!("f_{name}");
-                plan.give(&order("build", Extra::Named(&name)), from, Some(at), speed);
-                foundations.push(Foundation {
-                    name,
-                    kind,
-                    owner: who.player,
-                    at,
-                });
-            }
-            return;
-        }
-    }
-    let resource = *rng.pick(&RESOURCES);
-    let kind = world.rules().resource_kind(resource);
-    let nearest = world
-        .state
-        .resources
-        .iter()
-        .filter(|r| Some(r.kind) == kind)
-        .map(|r| (r.id, (i64::from(r.tile.x), i64::from(r.tile.y))))
-        .min_by_key(|&(id, (x, y))| ((x - start.0).pow(2) + (y - start.1).pow(2), id));
-    if let Some((id, at)) = nearest {
-        plan.give(&order("gather", Extra::Id(id)), from, Some(at), speed);
-    }
 }
