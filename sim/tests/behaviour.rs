@@ -211,7 +211,7 @@ fn walks_are_shared_within_their_tick_only() {
     let mut r = Runner::new(s);
     r.run(ticks, |w| {
         assert!(
-            w.caches.shared_walks.len() <= 1,
+            w.caches.nav.shared_walks.len() <= 1,
             "tick {}: walks kept from earlier ticks",
             w.tick()
         );

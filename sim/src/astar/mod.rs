@@ -25,3 +25,11 @@ pub use search::{
 pub use straighten::{
     segment_enters, straighten, StandingBody, Walker, K_HIDDEN_STRETCHES, K_STRETCH_POINTS,
 };
+
+/// The route search's caches, owned per world and filled by this layer: each layer's landmarks
+/// (measured again only when its terrain changes) and the search's reusable scratch.
+#[derive(Clone, Debug, Default)]
+pub struct SearchCaches {
+    pub landmarks: Landmarks,
+    pub scratch: Scratch,
+}

@@ -1,7 +1,7 @@
 //! Units sent together (spec: "Units sent together", `Navigation::RouteBeside`).
 //!
 //! Units given the same order in the same tick all set off at once. While a group is sent it is
-//! *marching* (`Caches::marching`), so no member plans round the others as though they stood
+//! *marching* (`NavCaches::marching`), so no member plans round the others as though they stood
 //! still, and a block of them shares its walks: every walk planned this tick is remembered, and a
 //! unit going to exactly the same point, on the same ground, starting within [`K_SHARE_REACH`]
 //! of one (across and along), no wider than the body it was planned for, and able to walk
@@ -53,7 +53,7 @@ pub fn route_beside(world: &mut World, ask: &Ask) -> Option<Route> {
     let grid = world.grid();
     // Copies of one walk share its first bend: a bend out of sight is tried once.
     let mut out_of_sight: Vec<Vec2> = Vec::new();
-    let shared = world.caches.shared_walks.iter().find(|s| {
+    let shared = world.caches.nav.shared_walks.iter().find(|s| {
         if s.route.target != ask.target || !may_share(s, ask.from, ask.to, key, radius) {
             return false;
         }
@@ -75,12 +75,12 @@ pub fn route_beside(world: &mut World, ask: &Ask) -> Option<Route> {
             from: ask.from,
             ..s.clone()
         };
-        world.caches.shared_walks.push(handed);
+        world.caches.nav.shared_walks.push(handed);
         world.counters.shared_walks += 1;
         return Some(route);
     }
     let route = route_for(world, ask)?;
-    world.caches.shared_walks.push(SharedWalk {
+    world.caches.nav.shared_walks.push(SharedWalk {
         from: ask.from,
         to: ask.to,
         key,
@@ -96,8 +96,8 @@ pub fn marching<R>(world: &mut World, group: &[EntityId], send: impl FnOnce(&mut
     let mut members = group.to_vec();
     members.sort_unstable();
     members.dedup();
-    let before = std::mem::replace(&mut world.caches.marching, members);
+    let before = std::mem::replace(&mut world.caches.nav.marching, members);
     let r = send(world);
-    world.caches.marching = before;
+    world.caches.nav.marching = before;
     r
 }

@@ -96,10 +96,10 @@ impl SetOn {
 }
 
 /// The places in the state's list of the units set on `target`, in order, from the combat
-/// pass's filing ([`crate::world::Caches::set_on`]), but for unit `i`, the one fighting, whose
+/// pass's filing ([`crate::world::NavCaches::set_on`]), but for unit `i`, the one fighting, whose
 /// own record is read (it may have just been set on `target`).
 fn set_on_target(world: &World, i: usize, target: EntityId) -> impl Iterator<Item = usize> + '_ {
-    let set = &world.caches.set_on;
+    let set = &world.caches.nav.set_on;
     debug_assert_eq!(
         set.len(),
         world.state.units.len(),
@@ -175,7 +175,7 @@ fn plan_route(world: &mut World, i: usize, target: EntityId, range: Fx) -> Optio
             }
         }
         let grid = world.grid();
-        let shared = world.caches.shared_chases.iter().find(|s| {
+        let shared = world.caches.nav.shared_chases.iter().find(|s| {
             s.target == target
                 && may_share(&s.walk, at, s.walk.to, key, radius)
                 && s.walk
@@ -195,7 +195,7 @@ fn plan_route(world: &mut World, i: usize, target: EntityId, range: Fx) -> Optio
         };
         let mut route = route_for(world, &Ask { to, ..ask })?;
         keep_lane(world, i, target, &mut route);
-        world.caches.shared_chases.push(SharedChase {
+        world.caches.nav.shared_chases.push(SharedChase {
             target,
             walk: SharedWalk {
                 from: at,
@@ -287,7 +287,7 @@ fn place_round(
         + room * Fx::from_num(K_WAITING_RINGS + 2);
     let friends = world.friends(u.owner);
     let mut standing: Vec<(Vec2, i128)> = Vec::new();
-    for b in world.caches.survey.near(tbox.middle(), reach) {
+    for b in world.caches.nav.survey.near(tbox.middle(), reach) {
         if b.moving || b.entity == u.id || b.entity == target {
             continue;
         }

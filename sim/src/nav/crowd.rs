@@ -19,7 +19,7 @@ pub const K_GO_ROUND_CROWD: usize = 32;
 /// standing in the way on them, joined eight ways to the goal's tile, or to a tile beside it.
 pub fn crowd_at_goal(world: &World, ask: &Ask) -> Vec<u32> {
     let grid = world.grid();
-    let survey = &world.caches.survey;
+    let survey = &world.caches.nav.survey;
     // Whether someone stands in the way on the tile at grid index `i`.
     let stood_on = |i: u32| {
         survey

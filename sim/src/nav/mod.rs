@@ -22,3 +22,22 @@ pub use spot::{find_standing_spot, Approach, Spot};
 pub use standing::{standing_in_the_way, K_STANDING_REACH};
 pub use survey::{Body, Near, Survey};
 pub use toward::{toward, toward_clear_of, K_TOWARD_REACH};
+
+/// Navigation's caches, owned per world and filled by this layer's callers within a tick:
+/// derived from the state, never hashed, forgotten or filed again before they could outlive it.
+#[derive(Clone, Debug, Default)]
+pub struct NavCaches {
+    /// Who stands where, filed at the start of every tick (tick step 2).
+    pub survey: Survey,
+    /// The members of a group being sent together, sorted: routes leave them out of the
+    /// standing units (the spec's `Navigation::Marching`). Empty outside a group send.
+    pub marching: Vec<crate::id::EntityId>,
+    /// Walks planned this tick, handed out by `route_beside`; forgotten at the next survey.
+    pub shared_walks: Vec<SharedWalk>,
+    /// Chases planned in this tick's combat pass, shared by far chasers of the same target.
+    pub shared_chases: Vec<SharedChase>,
+    /// What each unit (by its place in the state's list) is set on, filed by the combat pass
+    /// and kept true unit by unit as it runs (only the unit fighting changes what it is set on):
+    /// a chaser's place is asked of this compact list, not of every unit's whole record.
+    pub set_on: Vec<SetOn>,
+}

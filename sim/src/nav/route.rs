@@ -120,7 +120,7 @@ fn plan(
     };
     let found = {
         let World { state, caches, .. } = &mut *world;
-        let survey = &caches.survey;
+        let survey = &caches.nav.survey;
         let grid = &state.grid;
         let stood_on = |t: Tile| {
             grid.index(t).is_some_and(|i| {
@@ -142,9 +142,9 @@ fn plan(
             beside_closed: true,
             wide: wider_than_a_tile(radius),
             budget,
-            landmarks: caches.landmarks.layer(&state.grid, key.layer()),
+            landmarks: caches.search.landmarks.layer(&state.grid, key.layer()),
         };
-        find_route(grid, &mut caches.search, &search)
+        find_route(grid, &mut caches.search.scratch, &search)
     };
     world.counters.route_searches += 1;
     world.counters.node_expansions += u64::from(found.expansions);
@@ -169,7 +169,7 @@ fn plan(
     if from != ask.from.tile() {
         path.push(ask.from.tile());
     }
-    path.extend_from_slice(world.caches.search.path());
+    path.extend_from_slice(world.caches.search.scratch.path());
     let waypoints = straighten(
         world.grid(),
         &walker,

@@ -19,7 +19,7 @@ pub fn stands_in_the_way(world: &World, ask: &Ask, b: &Body) -> bool {
     !b.moving
         && b.entity != ask.unit
         && Some(b.entity) != ask.target
-        && world.caches.marching.binary_search(&b.entity).is_err()
+        && world.caches.nav.marching.binary_search(&b.entity).is_err()
 }
 
 /// The units standing in the way of `ask`'s walk, in (tile, entity) order.
@@ -29,6 +29,7 @@ pub fn standing_in_the_way(world: &World, ask: &Ask) -> Vec<Body> {
     let max = Tile::new(a.x.max(b.x), a.y.max(b.y)).offset(K_STANDING_REACH, K_STANDING_REACH);
     world
         .caches
+        .nav
         .survey
         .in_tiles(min, max)
         .filter(|body| stands_in_the_way(world, ask, body))

@@ -38,18 +38,18 @@ pub const K_FOLLOW_RANGE: Fx = fx(1);
 pub const K_LOOK_EVERY_TICKS: u64 = 4;
 
 pub fn run(world: &mut World) {
-    world.caches.shared_chases.clear();
+    world.caches.nav.shared_chases.clear();
     for u in &mut world.state.units {
         u.reload_ticks = u.reload_ticks.saturating_sub(1);
     }
     // Only unit `i` changes what it is set on while it fights: its entry is filed again after.
-    let mut set_on = std::mem::take(&mut world.caches.set_on);
+    let mut set_on = std::mem::take(&mut world.caches.nav.set_on);
     set_on.clear();
     set_on.extend(world.state.units.iter().map(SetOn::of));
-    world.caches.set_on = set_on;
+    world.caches.nav.set_on = set_on;
     for i in 0..world.state.units.len() {
         fight(world, i);
-        world.caches.set_on[i] = SetOn::of(&world.state.units[i]);
+        world.caches.nav.set_on[i] = SetOn::of(&world.state.units[i]);
     }
 }
 
@@ -254,7 +254,7 @@ fn nearest_enemy(world: &World, i: usize, reach: Fx, widest: Fx) -> Option<Entit
     let lo = Vec2::new(p.x - look, p.y - look).tile().offset(-1, -1);
     let hi = Vec2::new(p.x + look, p.y + look).tile().offset(1, 1);
     // No enemy filed anywhere about: nothing to measure (the same answer, asked of patches).
-    let survey = &world.caches.survey;
+    let survey = &world.caches.nav.survey;
     if survey.owners_in(lo, hi).0 & !friends.0 == 0 {
         return None;
     }

@@ -43,8 +43,8 @@ fn prepare(world: &mut World) {
 /// survey). Nothing a tick plans outlives it, so a world loaded from a snapshot (which holds no
 /// caches) plans exactly as the one it was taken from.
 fn survey(world: &mut World) {
-    world.caches.shared_walks.clear();
-    let mut survey = std::mem::take(&mut world.caches.survey);
+    world.caches.nav.shared_walks.clear();
+    let mut survey = std::mem::take(&mut world.caches.nav.survey);
     survey.file(world);
-    world.caches.survey = survey;
+    world.caches.nav.survey = survey;
 }

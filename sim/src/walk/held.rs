@@ -181,7 +181,7 @@ pub fn clear_of_all(world: &World, i: usize, at: Vec2) -> bool {
     let u = &world.state.units[i];
     let radius = world.rules().radius_of(u.kind);
     let reach = (radius + super::widest(world)) * super::K_KEEP_APART;
-    world.caches.survey.near(at, reach).all(|b| {
+    world.caches.nav.survey.near(at, reach).all(|b| {
         let a = i128::from(((radius + b.radius) * super::K_KEEP_APART).to_bits());
         b.entity == u.id || crate::position::squared(b.middle - at) >= a * a
     })
@@ -214,7 +214,7 @@ pub fn detour(world: &mut World, i: usize, route: &mut Route, at: Vec2) {
     route.progress.detoured = Some(now);
     let u = &world.state.units[i];
     let me = u.id;
-    let survey = &world.caches.survey;
+    let survey = &world.caches.nav.survey;
     let others = |b: &&crate::nav::Body| b.entity != me && Some(b.entity) != route.target;
     // Walkers about it (those standing anywhere are closed to a detour's search already), but
     // one it stands stacked on (within a tenth of their radii: Cohort's choice): there is no

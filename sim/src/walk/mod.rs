@@ -130,7 +130,7 @@ pub fn walk_all(world: &mut World) {
             }
         };
         world.state.units[i].position = at;
-        world.caches.survey.move_body(i, at);
+        world.caches.nav.survey.move_body(i, at);
         if world.rules().push_idle {
             push::push_ahead(world, i, widest);
         }
@@ -147,7 +147,7 @@ fn stepper_with<'a>(world: &'a World, i: usize, route: &Route, widest: Fx) -> St
     let u = &world.state.units[i];
     Stepper {
         grid: world.grid(),
-        survey: &world.caches.survey,
+        survey: &world.caches.nav.survey,
         key: world.key_of(u),
         me: u.id,
         radius: world.rules().radius_of(u.kind),
@@ -244,7 +244,7 @@ fn walk(world: &World, i: usize, route: &mut Route, widest: Fx, nearby: &mut Vec
             // (a bend is no longer than the step).
             if let Some(room) = nearby.take() {
                 let reach = radius + s.survey.widest() + left * 2 + fx_ratio(1, 16);
-                s.nearby = apart::Nearby::gather(&world.caches.survey, u.id, at, reach, room);
+                s.nearby = apart::Nearby::gather(&world.caches.nav.survey, u.id, at, reach, room);
             }
             s.bend(at, to)
         } else {

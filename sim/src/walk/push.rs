@@ -27,7 +27,7 @@ pub fn push_ahead(world: &mut World, i: usize, widest: Fx) {
     let radius = world.rules().radius_of(u.kind);
     let len = step.length();
     let mut pushes = Vec::new();
-    for b in world.caches.survey.near(at, radius + widest) {
+    for b in world.caches.nav.survey.near(at, radius + widest) {
         if b.entity == me || b.moving || !world.allied(owner, b.owner) {
             continue;
         }
@@ -79,7 +79,7 @@ pub fn pushed_step(world: &mut World, i: usize, widest: Fx) {
     }
     let s = Stepper {
         grid: world.grid(),
-        survey: &world.caches.survey,
+        survey: &world.caches.nav.survey,
         key: world.key_of(u),
         me: u.id,
         radius,
@@ -95,6 +95,6 @@ pub fn pushed_step(world: &mut World, i: usize, widest: Fx) {
         return;
     }
     world.state.units[i].position = to;
-    world.caches.survey.move_body(i, to);
+    world.caches.nav.survey.move_body(i, to);
     push_ahead(world, i, widest);
 }

@@ -60,7 +60,7 @@ pub fn settle(world: &mut World, i: usize, widest: Fx) {
     let key = world.key_of(u);
     let s = Stepper {
         grid: world.grid(),
-        survey: &world.caches.survey,
+        survey: &world.caches.nav.survey,
         key,
         me: u.id,
         radius,
@@ -128,7 +128,7 @@ pub fn step_off(
     let u = &world.state.units[i];
     let s = Stepper {
         grid: world.grid(),
-        survey: &world.caches.survey,
+        survey: &world.caches.nav.survey,
         key: world.key_of(u),
         me: u.id,
         radius: world.rules().radius_of(u.kind),

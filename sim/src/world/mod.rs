@@ -23,27 +23,16 @@ use crate::ruleset::{BuildingKindId, ResourceKindId, Ruleset, UnitKindId};
 
 use std::sync::Arc;
 
-/// Derived data owned by one world: rebuilt from the state, never hashed.
+/// Derived data owned by one world: rebuilt from the state, never hashed. Each part belongs to
+/// the layer that fills it.
 #[derive(Clone, Debug, Default)]
 pub struct Caches {
+    /// Each layer's regions (the grid's), refreshed in tick step 1.
     pub regions: Regions,
-    /// Who stands where, filed at the start of every tick (tick step 2).
-    pub survey: crate::nav::Survey,
-    /// The members of a group being sent together, sorted: routes leave them out of the
-    /// standing units (the spec's `Navigation::Marching`). Empty outside a group send.
-    pub marching: Vec<EntityId>,
-    /// Each layer's landmarks, measured again only when its terrain changes.
-    pub landmarks: crate::astar::Landmarks,
-    /// The route search's reusable scratch.
-    pub search: crate::astar::Scratch,
-    /// Walks planned this tick, handed out by `route_beside`; forgotten at the next survey.
-    pub shared_walks: Vec<crate::nav::SharedWalk>,
-    /// Chases planned in this tick's combat pass, shared by far chasers of the same target.
-    pub shared_chases: Vec<crate::nav::SharedChase>,
-    /// What each unit (by its place in the state's list) is set on, filed by the combat pass
-    /// and kept true unit by unit as it runs (only the unit fighting changes what it is set on):
-    /// a chaser's place is asked of this compact list, not of every unit's whole record.
-    pub set_on: Vec<crate::nav::SetOn>,
+    /// The route search's landmarks and scratch.
+    pub search: crate::astar::SearchCaches,
+    /// The survey, the marching group, and the walks and chases shared within a tick.
+    pub nav: crate::nav::NavCaches,
 }
 
 /// A match's simulation.
@@ -109,7 +98,7 @@ impl World {
     /// Refreshes the caches that depend on the grid's revisions (tick step 1).
     pub fn prepare(&mut self) {
         self.caches.regions.prepare(&self.state.grid);
-        self.caches.landmarks.prepare(&self.state.grid);
+        self.caches.search.landmarks.prepare(&self.state.grid);
     }
 
     fn next_id(&mut self) -> EntityId {

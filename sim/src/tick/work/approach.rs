@@ -181,6 +181,7 @@ pub(super) fn standing_round(
     out.extend(
         world
             .caches
+            .nav
             .survey
             .in_tiles(round.min.tile(), round.max.tile())
             .filter(|b| b.entity != me && !b.moving)
@@ -228,6 +229,7 @@ pub(super) fn spot_taken_on_the_way(world: &mut World, i: usize) -> Option<Progr
     };
     let taken = world
         .caches
+        .nav
         .survey
         .near(spot, reach)
         .any(|b| b.entity != me && !b.moving && on_spot(b));
