@@ -19,6 +19,9 @@ use cohort_protocol::message::{
 use cohort_protocol::setup::run_bundle;
 use cohort_sim::{Command, EntityId};
 
+/// The most timeouts a Match may have due at one instant before the harness calls it a spin.
+const TIMEOUTS_AT_ONE_INSTANT: u32 = 1000;
+
 struct Harness {
     m: Match,
     t0: Instant,
@@ -114,7 +117,15 @@ impl Harness {
     /// Lets `ms` milliseconds pass, firing every timeout on the way.
     fn advance(&mut self, ms: u64) {
         let end = self.now + Duration::from_millis(ms);
+        let mut at_one_instant = 0;
         while let Some(t) = self.m.poll_timeout().filter(|t| *t <= end) {
+            // Handling a due timeout must move the Match's next deadline on: one left due would
+            // spin the driver as it spins this loop. A test fails here rather than hang.
+            at_one_instant = if t <= self.now { at_one_instant + 1 } else { 0 };
+            assert!(
+                at_one_instant < TIMEOUTS_AT_ONE_INSTANT,
+                "handle_timeout left a timeout due at {t:?}: a driver would spin on it"
+            );
             self.now = t.max(self.now);
             self.m.handle_timeout(self.now);
             self.m.simulate();
