@@ -141,7 +141,7 @@ impl Brain for RandomBrain {
             return Vec::new();
         }
         let mine: Vec<EntityId> = world
-            .state
+            .state()
             .units
             .iter()
             .filter(|u| u.owner == me && u.hit_points > 0)
@@ -155,7 +155,7 @@ impl Brain for RandomBrain {
         let mut units: Vec<EntityId> = (0..n).map(|i| mine[(start + i) % mine.len()]).collect();
         units.sort();
         let enemies: Vec<EntityId> = world
-            .state
+            .state()
             .units
             .iter()
             .filter(|u| !world.allied(me, u.owner))

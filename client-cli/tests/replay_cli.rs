@@ -31,7 +31,7 @@ fn config() -> MatchConfig {
 fn recorded(turns: u64) -> (Vec<TurnRecord>, World) {
     let rules = Arc::new(Ruleset::default_rules());
     let mut world = config().world(rules).unwrap();
-    let unit = world.state.units[0].id;
+    let unit = world.state().units[0].id;
     let records = (0..turns)
         .map(|turn| {
             let commands = if turn == 1 {
@@ -133,8 +133,8 @@ fn a_desync_report_exits_1_naming_turn_tick_entity_and_field() {
     let path = dir().join("desync.cohort-report");
     let (records, world) = recorded(10);
     let mut client = world.clone();
-    client.state.units[2].position.y += Fx::from_bits(3);
-    let id = client.state.units[2].id;
+    client.state_mut().units[2].position.y += Fx::from_bits(3);
+    let id = client.state().units[2].id;
     // A report without tick hashes (a client that kept none): the turn's ticks, and the states
     // after it.
     let report = report_at_9(records, &world, &client, Ticks::default());
@@ -258,10 +258,10 @@ fn mid_turn_report() -> (DesyncReport, u64) {
     let mut client_ticks = Vec::new();
     client.step(&last.bundle.commands);
     client_ticks.push(client.tick_hash());
-    client.state.units[2].position.y += Fx::from_bits(3);
+    client.state_mut().units[2].position.y += Fx::from_bits(3);
     client.step(&[]);
     client_ticks.push(client.tick_hash());
-    let id = client.state.units[2].id;
+    let id = client.state().units[2].id;
     records.push(last);
     let ticks = Ticks {
         server: server_ticks,
@@ -379,13 +379,19 @@ fn orders_recorded(turns: u64, event_at: Option<u64>) -> Vec<TurnRecord> {
     let rules = Arc::new(Ruleset::default_rules());
     let mut world = config().world(rules).unwrap();
     let mine: Vec<_> = world
-        .state
+        .state()
         .units
         .iter()
         .filter(|u| u.owner == 0)
         .map(|u| u.id)
         .collect();
-    let theirs = world.state.units.iter().find(|u| u.owner == 1).unwrap().id;
+    let theirs = world
+        .state()
+        .units
+        .iter()
+        .find(|u| u.owner == 1)
+        .unwrap()
+        .id;
     let group = mine[..3.min(mine.len())].to_vec();
     let at = |x: i32, y: (i64, i64)| Vec2::new(fx(x) + fx_ratio(1, 3), fx_ratio(y.0, y.1));
     (0..turns)
@@ -860,7 +866,7 @@ fn a_scenario_of_a_match_under_another_ruleset_carries_a_copy_of_it() {
     let mut config = MatchConfig::standard("house", &rules, 2);
     config.turn_ticks = 2;
     let mut world = config.world(rules).unwrap();
-    let unit = world.state.units[0].id;
+    let unit = world.state().units[0].id;
     let mut w = ReplayWriter::start(
         Vec::new(),
         &ReplayHeader {

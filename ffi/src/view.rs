@@ -34,7 +34,7 @@ impl TurnStart {
     pub fn record(&mut self, world: &World) {
         self.positions.clear();
         self.positions
-            .extend(world.state.units.iter().map(|u| (u.id, u.position)));
+            .extend(world.state().units.iter().map(|u| (u.id, u.position)));
     }
 
     /// Where `id` stood before the last turn; a unit that did not exist stood where it is.
@@ -372,7 +372,7 @@ pub unsafe extern "C" fn cohort_world_info(
 ) -> CohortStatus {
     crate::guard(|| -> Outcome {
         let info = with_view(handle, |v| {
-            let s = &v.world.state;
+            let s = &v.world.state();
             let rules = v.world.rules();
             Ok(CohortWorldInfo {
                 width: s.grid.width(),
@@ -457,7 +457,7 @@ pub unsafe extern "C" fn cohort_world_units(
     unsafe {
         copy_list(handle, units, cap, count, |v| {
             Ok(v.world
-                .state
+                .state()
                 .units
                 .iter()
                 .map(|u| unit_of(u, v.turn_start))
@@ -509,7 +509,7 @@ pub unsafe extern "C" fn cohort_world_player_units(
         copy_list(handle, ids, cap, count, |v| {
             if !v
                 .world
-                .state
+                .state()
                 .players
                 .iter()
                 .any(|p| u32::from(p.id) == player)
@@ -517,7 +517,7 @@ pub unsafe extern "C" fn cohort_world_player_units(
                 return fail(CohortStatus::NotFound, format!("no player {player}"));
             }
             Ok(v.world
-                .state
+                .state()
                 .units
                 .iter()
                 .filter(|u| u32::from(u.owner) == player && u.state != UnitState::Dead)
@@ -547,7 +547,7 @@ pub unsafe extern "C" fn cohort_world_buildings(
         copy_list(handle, buildings, cap, count, |v| {
             let rules = v.world.rules();
             Ok(v.world
-                .state
+                .state()
                 .buildings
                 .iter()
                 .map(|b| {
@@ -593,7 +593,7 @@ pub unsafe extern "C" fn cohort_world_resources(
         copy_list(handle, resources, cap, count, |v| {
             let rules = v.world.rules();
             Ok(v.world
-                .state
+                .state()
                 .resources
                 .iter()
                 .map(|r| CohortResource {
@@ -628,7 +628,7 @@ pub unsafe extern "C" fn cohort_world_players(
     unsafe {
         copy_list(handle, players, cap, count, |v| {
             Ok(v.world
-                .state
+                .state()
                 .players
                 .iter()
                 .map(|p| CohortPlayer {
@@ -677,7 +677,7 @@ pub unsafe extern "C" fn cohort_world_name(
                 1 => rules.units.get(i).map(|k| k.name.clone()),
                 2 => rules.buildings.get(i).map(|k| k.name.clone()),
                 3 => rules.resources.get(i).map(|k| k.name.clone()),
-                4 => v.world.state.players.get(i).map(|p| p.name.clone()),
+                4 => v.world.state().players.get(i).map(|p| p.name.clone()),
                 5 => Some(v.match_id.to_string()),
                 _ => {
                     return fail(

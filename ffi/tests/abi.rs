@@ -203,8 +203,8 @@ fn the_world_reads_for_drawing() {
     };
     assert_eq!(s, CohortStatus::NotFound);
     let all = units(w);
-    assert_eq!(all.len(), world.state.units.len());
-    for (c, u) in all.iter().zip(&world.state.units) {
+    assert_eq!(all.len(), world.state().units.len());
+    for (c, u) in all.iter().zip(&world.state().units) {
         assert_eq!(
             (c.id, c.owner, c.hit_points),
             (u.id.0, u32::from(u.owner), u.hit_points)
@@ -224,7 +224,7 @@ fn the_world_reads_for_drawing() {
         unsafe { cohort_world_resources(w, r.as_mut_ptr(), 2, &mut n) },
         CohortStatus::BufferTooSmall
     );
-    assert_eq!(n, world.state.resources.len());
+    assert_eq!(n, world.state().resources.len());
     let mut p = vec![CohortPlayer::default(); 2];
     assert_eq!(
         unsafe { cohort_world_players(w, p.as_mut_ptr(), 2, &mut n) },

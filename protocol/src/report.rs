@@ -221,12 +221,12 @@ mod tests {
         let config = MatchConfig::standard("d", &rules, 2);
         let world = config.world(rules.clone()).unwrap();
         let mut other = world.clone();
-        other.state.units[0].hit_points -= 1;
+        other.state_mut().units[0].hit_points -= 1;
         let server = StateView::of(&world, 0);
         let client = StateView::of(&other, 0);
         let (parts, ids) = server.differences(&client);
         assert_eq!(parts, vec!["units".to_string()]);
-        assert_eq!(ids, vec![Entry::Unit(other.state.units[0].id)]);
+        assert_eq!(ids, vec![Entry::Unit(other.state().units[0].id)]);
         let report = DesyncReport {
             header: ReplayHeader {
                 config,

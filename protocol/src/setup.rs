@@ -188,7 +188,7 @@ impl MatchConfig {
         if let MapSpec::Armies { army, .. } = self.map {
             raise_armies(&mut world, &start_tiles(opts), army);
         }
-        for (p, slot) in world.state.players.iter_mut().zip(&self.players) {
+        for (p, slot) in world.state_mut().players.iter_mut().zip(&self.players) {
             p.name = slot.name.clone();
             p.team = slot.team;
         }
@@ -254,7 +254,7 @@ mod tests {
         let a = config.world(rules()).unwrap();
         let b = config.world(rules()).unwrap();
         assert_eq!(a.hash(), b.hash());
-        assert_eq!(a.state.players.len(), 3);
+        assert_eq!(a.state().players.len(), 3);
     }
 
     #[test]
@@ -282,9 +282,9 @@ mod tests {
     #[test]
     fn full_armies_give_every_player_its_count_on_the_same_map() {
         let world = armies(8, MAX_ARMY).world(rules()).unwrap();
-        assert_eq!(world.state.units.len(), 1600);
+        assert_eq!(world.state().units.len(), 1600);
         for p in 0..8 {
-            let mine = world.state.units.iter().filter(|u| u.owner == p).count();
+            let mine = world.state().units.iter().filter(|u| u.owner == p).count();
             assert_eq!(mine, 200, "player {p}");
         }
         let plain = MatchConfig::standard("m", &rules(), 8)
@@ -293,14 +293,14 @@ mod tests {
         assert_eq!(world.grid().width(), plain.grid().width());
         // Every unit of the plain map is still there, with the same id and place; the
         // soldiers come after them.
-        for (a, b) in plain.state.units.iter().zip(&world.state.units) {
+        for (a, b) in plain.state().units.iter().zip(&world.state().units) {
             assert_eq!(
                 (a.id, a.kind, a.owner, a.position),
                 (b.id, b.kind, b.owner, b.position)
             );
         }
         let small = armies(2, 30).world(rules()).unwrap();
-        assert_eq!(small.state.units.len(), 60);
+        assert_eq!(small.state().units.len(), 60);
     }
 
     #[test]
@@ -322,7 +322,7 @@ mod tests {
                 player: p,
                 command: Command::Move {
                     units: a
-                        .state
+                        .state()
                         .units
                         .iter()
                         .filter(|u| u.owner == p)
@@ -346,10 +346,10 @@ mod tests {
             assert_eq!(a.hash(), b.hash(), "turn {turn}");
         }
         let moved = a
-            .state
+            .state()
             .units
             .iter()
-            .zip(&config.world(rules()).unwrap().state.units)
+            .zip(&config.world(rules()).unwrap().state().units)
             .filter(|(now, then)| now.position != then.position)
             .count();
         assert!(moved >= 8 * 40, "only {moved} units moved");
@@ -381,7 +381,7 @@ mod tests {
     fn a_snapshot_survives_the_codec_and_runs_on_identically() {
         let config = MatchConfig::standard("m", &rules(), 2);
         let mut world = config.world(rules()).unwrap();
-        let unit = world.state.units[0].id;
+        let unit = world.state().units[0].id;
         let bundle = TurnBundle {
             turn: 0,
             input_delay: None,
@@ -399,7 +399,7 @@ mod tests {
             previous_hash: None,
         };
         run_bundle(&mut world, &bundle, config.turn_ticks);
-        assert_eq!(world.state.players[1].status, PlayerStatus::Resigned);
+        assert_eq!(world.state().players[1].status, PlayerStatus::Resigned);
         assert_eq!(world.tick(), u64::from(config.turn_ticks));
         let bytes = encode_snapshot(&world.snapshot()).unwrap();
         let mut back = World::from_snapshot(rules(), decode_snapshot(&bytes).unwrap()).unwrap();

@@ -161,7 +161,7 @@ async fn play(
     let rules = Arc::new(Ruleset::default_rules());
     let mut world: World = config.world(rules).unwrap();
     let mine: Vec<_> = world
-        .state
+        .state()
         .units
         .iter()
         .filter(|u| u.owner == slot)

@@ -45,7 +45,9 @@ fn main() {
         black_box(w.tick_hash());
     });
     let after_change = per_round(|i| {
-        w.state.grid.set_elevation(Tile::new(1, 1), (i % 3) as i8);
+        w.state_mut()
+            .grid
+            .set_elevation(Tile::new(1, 1), (i % 3) as i8);
         black_box(w.hash());
     });
     let turn = per_round(|_| w.run_turn(&[], 8));
@@ -57,7 +59,7 @@ fn main() {
             "tick_hash_us": tick_hash.as_micros(),
             "hash_after_grid_change_us": after_change.as_micros(),
             "idle_turn_of_8_ticks_us": turn.as_micros(),
-            "grid_bytes": w.state.grid.canonical().len(),
+            "grid_bytes": w.state().grid.canonical().len(),
         })
     );
 }

@@ -59,7 +59,7 @@ fn main() {
         let world = &r.world;
         let secs = |t: u64| t as f64 * f64::from(TICK_MS) / 1000.0;
         let busy = world
-            .state
+            .state()
             .units
             .iter()
             .filter(|u| !matches!(u.order, Order::Idle | Order::Hold))
@@ -69,7 +69,7 @@ fn main() {
             "{}",
             serde_json::json!({
                 "scene": path.file_stem().map(|s| s.to_string_lossy().into_owned()),
-                "units": world.state.units.len(),
+                "units": world.state().units.len(),
                 "busy": busy,
                 "stalled": w.stalled.iter().filter(|s| !s.waiting).count(),
                 "waiting": w.stalled.iter().filter(|s| s.waiting).count(),

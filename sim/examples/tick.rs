@@ -90,7 +90,7 @@ fn main() {
     let before = bench::live();
     let (mut world, groups, middles) = armies();
     let world_bytes_idle = bench::live() - before;
-    let units = world.state.units.len();
+    let units = world.state().units.len();
 
     // Every player sends its 200 across the map, to the player opposite.
     let commands: Vec<PlayerCommand> = (0..PLAYERS)
@@ -108,7 +108,7 @@ fn main() {
     let searches_for_200 = world.counters.route_searches - searches_before;
     world.step(&commands[1..]);
     let walking = world
-        .state
+        .state()
         .units
         .iter()
         .filter(|u| u.route.is_some())

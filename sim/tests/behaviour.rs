@@ -22,7 +22,7 @@ fn sharedwalk_200_on_the_default_map_costs_at_most_10_searches() {
     let searches = w.counters.route_searches;
     assert!(searches <= 10, "{searches} searches for 200");
     let army: Vec<_> = w
-        .state
+        .state()
         .units
         .iter()
         .filter(|u| u.owner == 0 && u.kind == w.rules().unit_kind("militia").unwrap())
@@ -43,7 +43,7 @@ fn idle_units_fight_back_when_struck() {
     let s = common::load("idle_fights_back.toml");
     let ticks = s.ticks;
     let mut r = Runner::new(s);
-    let start = r.world.state.units.clone();
+    let start = r.world.state().units.clone();
     let (knight, archer, bystander) = (EntityId(1), EntityId(2), EntityId(3));
     let mut fought = [false; 2];
     r.run(ticks, |w| {
@@ -101,7 +101,7 @@ fn gatherers_stand_along_the_mine_faces() {
     let mut all_at_once = false;
     let mut faces = [false; 4];
     r.run(ticks, |w| {
-        let working: Vec<&Unit> = w.state.units.iter().filter(|u| at_work(w, u)).collect();
+        let working: Vec<&Unit> = w.state().units.iter().filter(|u| at_work(w, u)).collect();
         for (k, a) in working.iter().enumerate() {
             let d = mine.distance_from(a.position);
             assert!(
@@ -142,7 +142,7 @@ fn gatherers_stand_along_the_mine_faces() {
         "round a corner: {faces:?}"
     );
     assert!(
-        r.world.state.players[0].stock.iter().sum::<u32>() > 0,
+        r.world.state().players[0].stock.iter().sum::<u32>() > 0,
         "gold reached the camp"
     );
 }
@@ -158,14 +158,14 @@ fn a_formation_of_mixed_speeds_arrives_together() {
     r.run(2, |_| {});
     let w = &r.world;
     let slowest = w
-        .state
+        .state()
         .units
         .iter()
         .map(|u| cohort_sim::walk::speed_of(w, u))
         .min()
         .unwrap();
     let places: Vec<(EntityId, Vec2)> = w
-        .state
+        .state()
         .units
         .iter()
         .map(|u| {
@@ -211,7 +211,7 @@ fn walks_are_shared_within_their_tick_only() {
     let mut r = Runner::new(s);
     r.run(ticks, |w| {
         assert!(
-            w.caches.nav.shared_walks.len() <= 1,
+            w.caches().nav.shared_walks.len() <= 1,
             "tick {}: walks kept from earlier ticks",
             w.tick()
         );

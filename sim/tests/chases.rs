@@ -131,7 +131,7 @@ fn attack_movers_see_an_enemy_within_four_ticks_and_look_again_at_once_when_it_f
         let u = w.unit(id).expect("alive");
         let kind = &w.rules().units[u.kind as usize];
         let me = Bounds::around(u.position, kind.radius);
-        w.state.units.iter().any(|v| {
+        w.state().units.iter().any(|v| {
             v.hit_points > 0
                 && !w.allied(u.owner, v.owner)
                 && box_of(w, v.id).is_some_and(|b| reach_gap(&me, &b) <= kind.sight)
@@ -144,7 +144,7 @@ fn attack_movers_see_an_enemy_within_four_ticks_and_look_again_at_once_when_it_f
     for _ in 0..ticks {
         let before: Vec<(EntityId, bool, bool)> = r
             .world
-            .state
+            .state()
             .units
             .iter()
             .filter(|u| u.hit_points > 0 && matches!(u.order, Order::AttackMove { .. }))

@@ -83,7 +83,7 @@ impl Run {
     fn all_arrived(&self) {
         let busy: Vec<u64> = self
             .world
-            .state
+            .state()
             .units
             .iter()
             .filter(|u| u.hit_points > 0 && !matches!(u.order, Order::Idle | Order::Hold))
@@ -104,7 +104,7 @@ impl Run {
     /// Units with an order still to carry out.
     fn busy(&self) -> usize {
         self.world
-            .state
+            .state()
             .units
             .iter()
             .filter(|u| u.hit_points > 0 && !matches!(u.order, Order::Idle | Order::Hold))
@@ -244,7 +244,10 @@ fn mixed_sizes_through_a_gap_both_ways() {
 #[test]
 fn a_siege_against_walls_beside_trees() {
     let r = run("siege_beside_trees");
-    assert!(r.world.state.buildings.is_empty(), "the town centre stands");
+    assert!(
+        r.world.state().buildings.is_empty(),
+        "the town centre stands"
+    );
     all_arrive_kept_apart(r, "siege_beside_trees", 90);
 }
 
@@ -265,7 +268,7 @@ fn a_villager_sent_onto_an_island_stops_on_the_shore() {
 fn all_built_round_nobody(r: &Run) {
     let unbuilt: Vec<u64> = r
         .world
-        .state
+        .state()
         .buildings
         .iter()
         .filter(|b| !b.complete)
@@ -328,7 +331,13 @@ fn attack_movers_at_a_clump_of_archers_fight_it_out() {
     let r = run("attack_movers_at_a_clump");
     r.nobody_stuck();
     r.all_arrived();
-    let archers = r.world.state.units.iter().filter(|u| u.owner == 1).count();
+    let archers = r
+        .world
+        .state()
+        .units
+        .iter()
+        .filter(|u| u.owner == 1)
+        .count();
     assert_eq!(archers, 0, "archers left standing");
     assert!(
         r.watch.stalled.is_empty(),
@@ -367,7 +376,10 @@ fn sixteen_villagers_build_one_town_centre() {
 fn a_hundred_and_twenty_knights_bring_a_town_centre_down() {
     let r = run("siege_120");
     r.nobody_stuck();
-    assert!(r.world.state.buildings.is_empty(), "the town centre stands");
+    assert!(
+        r.world.state().buildings.is_empty(),
+        "the town centre stands"
+    );
     assert_eq!(r.orders_ended(), 120);
     // No more replans than the chase table's rate (about 2 a second): knights waiting where
     // they stand for a place at the wall plan nothing, and far chasers keep their walks.
@@ -418,7 +430,7 @@ fn melee_and_ranged_archers_spread_along_their_range() {
         .filter(|s| !s.waiting)
         .filter(|s| {
             r.world
-                .state
+                .state()
                 .units
                 .iter()
                 .find(|u| u.id == s.unit)
@@ -678,7 +690,7 @@ fn trebuchets_following_past_trees_pass_a_corner_they_cannot_reach() {
     r.nobody_stuck();
     // The leader's walk ended at its point; every follower stands within a few bodies of it.
     assert_eq!(r.orders_ended(), 1);
-    let units = &r.world.state.units;
+    let units = &r.world.state().units;
     let leader = units[0].position;
     for u in &units[1..] {
         assert!(
@@ -740,7 +752,7 @@ fn a_villager_whose_spot_is_taken_on_the_way_mines_beside_it() {
     assert!(r.gathered()[2] >= 10, "gold gathered: {:?}", r.gathered());
     // Nobody standing is pushed: the knight stands where it was sent (it ended 0.4 tile off,
     // walked through, before).
-    let rider = &r.world.state.units[1];
+    let rider = &r.world.state().units[1];
     let sent = cohort_sim::Vec2::new(cohort_sim::fx_ratio(151, 10), cohort_sim::fx_ratio(21, 2));
     assert!(
         rider.position.distance(sent) < cohort_sim::fx_ratio(1, 20),

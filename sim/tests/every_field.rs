@@ -43,8 +43,8 @@ fn fixture() -> World {
             )
         })
         .collect();
-    let target = w.state.resources[0].id;
-    let building = w.state.buildings[0].id;
+    let target = w.state().resources[0].id;
+    let building = w.state().buildings[0].id;
     let orders = [
         Order::Move {
             to: cohort_sim::Vec2::new(fx(40), fx(41)),
@@ -105,14 +105,14 @@ fn fixture() -> World {
         nudge: cohort_sim::Vec2::new(fx(1), fx(0)),
     });
     u.hit_by = Some(ids[1]);
-    w.state.formations.push(Formation {
+    w.state_mut().formations.push(Formation {
         id: 1,
         owner: 0,
         kind: FormationKind::Box,
         members: vec![ids[0], ids[2]],
     });
-    w.state.next_formation = 2;
-    w.state.players[0].technologies = vec![1, 4];
+    w.state_mut().next_formation = 2;
+    w.state_mut().players[0].technologies = vec![1, 4];
     w
 }
 
@@ -315,12 +315,12 @@ fn every_field_is_in_the_hashes_and_in_exactly_its_part_and_entry() {
     let parts = base.part_hashes();
     let entries = base.entity_hashes();
     assert_eq!(parts.len(), Part::ALL.len());
-    let tree = serde_json::to_value(&base.state).unwrap();
+    let tree = serde_json::to_value(base.state()).unwrap();
     assert_eq!(
         base.hash(),
         {
             let mut w = base.clone();
-            w.state = reads_back(&tree).unwrap();
+            *w.state_mut() = reads_back(&tree).unwrap();
             w.hash()
         },
         "the tree reads back to the same state"
@@ -338,7 +338,7 @@ fn every_field_is_in_the_hashes_and_in_exactly_its_part_and_entry() {
     for case in cases.flatten() {
         let field = field_path(&case.path);
         let mut w = base.clone();
-        w.state = reads_back(&case.tree).unwrap();
+        *w.state_mut() = reads_back(&case.tree).unwrap();
         assert_ne!(w.hash(), hash, "{field}: the state hash did not change");
         assert_ne!(
             w.tick_hash(),

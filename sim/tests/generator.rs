@@ -33,10 +33,10 @@ fn every_player_starts_with_a_town_center_villagers_and_a_scout() {
             let tc = rules.building_kind("town_center").unwrap();
             let villager = rules.unit_kind("villager").unwrap();
             let scout = rules.unit_kind("scout_cavalry").unwrap();
-            assert_eq!(w.state.players.len(), players as usize);
+            assert_eq!(w.state().players.len(), players as usize);
             for p in 0..players {
                 let tcs = w
-                    .state
+                    .state()
                     .buildings
                     .iter()
                     .filter(|b| b.owner == p && b.kind == tc);
@@ -46,7 +46,7 @@ fn every_player_starts_with_a_town_center_villagers_and_a_scout() {
                     "{players} players, {size} tiles, player {p}"
                 );
                 let units = |k| {
-                    w.state
+                    w.state()
                         .units
                         .iter()
                         .filter(|u| u.owner == p && u.kind == k)
@@ -55,7 +55,7 @@ fn every_player_starts_with_a_town_center_villagers_and_a_scout() {
                 assert_eq!(units(villager), START_VILLAGERS as usize);
                 assert_eq!(units(scout), 1);
             }
-            for u in &w.state.units {
+            for u in &w.state().units {
                 let layer = rules.units[u.kind as usize].layer;
                 assert!(
                     w.grid().passable(Keyed::unkeyed(layer), u.position.tile()),
@@ -81,7 +81,7 @@ fn starts_are_fair_and_joined_by_land() {
         // The same mines and bushes within reach of every start.
         let near = |s: cohort_sim::Tile, name: &str| {
             let k = rules.resource_kind(name).unwrap();
-            w.state
+            w.state()
                 .resources
                 .iter()
                 .filter(|r| r.kind == k && (r.tile.x - s.x).abs().max((r.tile.y - s.y).abs()) <= 10)
@@ -99,7 +99,7 @@ fn starts_are_fair_and_joined_by_land() {
         let land = Keyed::unkeyed(0);
         let first: Vec<_> = (0..players)
             .map(|p| {
-                w.state
+                w.state()
                     .units
                     .iter()
                     .find(|u| u.owner == p)
@@ -110,7 +110,7 @@ fn starts_are_fair_and_joined_by_land() {
             .collect();
         for &t in &first[1..] {
             assert!(
-                w.caches.regions.connected(w.grid(), land, first[0], t),
+                w.caches().regions.connected(w.grid(), land, first[0], t),
                 "{players} players: starts not joined by land"
             );
         }
@@ -127,7 +127,12 @@ fn the_map_has_a_lake_and_forests() {
         .count();
     assert!(water > 50, "{water} tiles of deep water");
     let tree = rules.resource_kind("tree").unwrap();
-    let trees = w.state.resources.iter().filter(|r| r.kind == tree).count();
+    let trees = w
+        .state()
+        .resources
+        .iter()
+        .filter(|r| r.kind == tree)
+        .count();
     assert!(trees > 100, "{trees} trees");
     // The middle of the map is the lake.
     assert_eq!(w.grid().terrain(cohort_sim::Tile::new(60, 60)), Some(deep));

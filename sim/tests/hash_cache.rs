@@ -17,14 +17,14 @@ fn check(w: &World, what: &str) {
     let grid_part = w.part_hashes()[1].1;
     assert_eq!(
         grid_part.0,
-        cohort_sim::hash::hash_of(&w.state.grid),
+        cohort_sim::hash::hash_of(&w.state().grid),
         "grid part after {what}"
     );
     // The tick hash folds the grid's cached digest: a fresh copy of the grid (its cache empty)
     // gives the same tick hash.
     let mut fresh = w.clone();
-    fresh.state.grid =
-        serde_json::from_value(serde_json::to_value(&w.state.grid).unwrap()).unwrap();
+    fresh.state_mut().grid =
+        serde_json::from_value(serde_json::to_value(&w.state().grid).unwrap()).unwrap();
     assert_eq!(w.tick_hash(), fresh.tick_hash(), "tick hash after {what}");
 }
 
@@ -33,41 +33,41 @@ fn cached_hash_equals_recomputed_through_every_change() {
     let mut w = world();
     check(&w, "generating");
     let before = w.hash();
-    let revision = w.state.grid.revision();
+    let revision = w.state().grid.revision();
 
     // Unchanged grid: the encoding is reused, not taken again.
-    let a = w.state.grid.canonical();
-    let b = w.state.grid.canonical();
+    let a = w.state().grid.canonical();
+    let b = w.state().grid.canonical();
     assert!(Arc::ptr_eq(&a, &b), "an unchanged grid reuses its encoding");
 
     let t = Tile::new(5, 5);
-    w.state.grid.set_elevation(t, 3);
-    assert!(w.state.grid.revision() > revision);
-    assert!(!Arc::ptr_eq(&a, &w.state.grid.canonical()));
+    w.state_mut().grid.set_elevation(t, 3);
+    assert!(w.state().grid.revision() > revision);
+    assert!(!Arc::ptr_eq(&a, &w.state().grid.canonical()));
     check(&w, "an elevation change");
     assert_ne!(w.hash(), before, "elevation is in the hash");
 
     let grass = w.rules().terrain("grass").unwrap();
     let deep = w.rules().terrain("deep_water").unwrap();
-    w.state.grid.set_terrain(t, deep);
+    w.state_mut().grid.set_terrain(t, deep);
     check(&w, "a terrain change");
-    w.state.grid.set_terrain(t, grass);
+    w.state_mut().grid.set_terrain(t, grass);
     check(&w, "the terrain changed back");
 
     // Occupancy changes that leave walkability alone still count.
-    w.state
+    w.state_mut()
         .grid
         .set_occupant(t, Occupant::Building(EntityId(900)));
     check(&w, "a building on a tile");
-    w.state
+    w.state_mut()
         .grid
         .set_occupant(t, Occupant::Building(EntityId(901)));
     check(&w, "another building on the same tile");
-    w.state.grid.set_occupant(t, Occupant::Nothing);
+    w.state_mut().grid.set_occupant(t, Occupant::Nothing);
     check(&w, "the tile cleared");
 
     // Through the world's own changes: a resource felled, a turn run.
-    let felled = w.state.resources[0].id;
+    let felled = w.state().resources[0].id;
     w.remove_resource(felled);
     check(&w, "a resource removed");
     w.run_turn(&[], 8);
@@ -76,7 +76,7 @@ fn cached_hash_equals_recomputed_through_every_change() {
     // A clone carries its cache and stays right as it changes apart from the original.
     let mut c = w.clone();
     assert_eq!(c.hash(), w.hash());
-    c.state.grid.set_elevation(Tile::new(6, 6), -2);
+    c.state_mut().grid.set_elevation(Tile::new(6, 6), -2);
     check(&c, "a change to a clone");
     check(&w, "a change to its clone");
     assert_ne!(c.hash(), w.hash());

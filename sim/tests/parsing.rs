@@ -212,7 +212,7 @@ fn far_off_command_targets_are_clamped_onto_the_map() {
     for pc in commands {
         r.world.step(&[pc]);
         r.run(20, |w| {
-            for u in &w.state.units {
+            for u in &w.state().units {
                 assert!(
                     w.grid().contains(u.position.tile()),
                     "unit {} left the map",
@@ -238,7 +238,7 @@ fn a_block_may_set_its_hit_points_but_not_to_zero() {
     let s = Scenario::from_toml(&text, "ok.toml", &NoFiles, None).expect("loads");
     assert!(s
         .world
-        .state
+        .state()
         .units
         .iter()
         .all(|u| u.hit_points == 1_000_000));

@@ -40,7 +40,7 @@ fn command(world: &World, player: u8, dice: &mut Dice, points: &[Vec2]) -> Optio
         return None;
     }
     let mine: Vec<EntityId> = world
-        .state
+        .state()
         .units
         .iter()
         .filter(|u| u.owner == player)
@@ -55,12 +55,12 @@ fn command(world: &World, player: u8, dice: &mut Dice, points: &[Vec2]) -> Optio
     let to = points[dice.below(points.len())];
     let enemy = |dice: &mut Dice| {
         let theirs: Vec<EntityId> = world
-            .state
+            .state()
             .units
             .iter()
             .filter(|u| u.owner != player)
             .map(|u| u.id)
-            .chain(world.state.buildings.iter().map(|b| b.id))
+            .chain(world.state().buildings.iter().map(|b| b.id))
             .collect();
         theirs.get(dice.below(theirs.len())).copied()
     };
@@ -73,7 +73,7 @@ fn command(world: &World, player: u8, dice: &mut Dice, points: &[Vec2]) -> Optio
             target: enemy(dice)?,
         },
         6 => {
-            let r = &world.state.resources;
+            let r = &world.state().resources;
             Command::Gather {
                 units,
                 target: r.get(dice.below(r.len()))?.id,
@@ -102,7 +102,7 @@ fn command(world: &World, player: u8, dice: &mut Dice, points: &[Vec2]) -> Optio
 
 /// Every turn's commands and the hash after it, played from `world`.
 fn play(world: &mut World, from_turn: u64, seed: u64, turns: &mut Vec<Vec<PlayerCommand>>) {
-    let players = world.state.players.len() as u8;
+    let players = world.state().players.len() as u8;
     let size = world.grid().width();
     let points: Vec<Vec2> = (0..6)
         .map(|k| {

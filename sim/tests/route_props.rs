@@ -278,9 +278,7 @@ proptest! {
             for t in &standing {
                 w.spawn_unit(kind, 1, Vec2::of_tile(*t));
             }
-            let mut s = std::mem::take(&mut w.caches.nav.survey);
-            s.file(&w);
-            w.caches.nav.survey = s;
+            w.file_survey();
             (w, walker)
         };
         let (mut w1, u1) = world();

@@ -41,9 +41,7 @@ fn radius(w: &World) -> cohort_sim::Fx {
 
 /// Files the survey, as the tick's second step does.
 fn survey(w: &mut World) {
-    let mut s = std::mem::take(&mut w.caches.nav.survey);
-    s.file(w);
-    w.caches.nav.survey = s;
+    w.file_survey();
 }
 
 /// A cliff wall down column `x` from row 0 to `to_y` inclusive.
@@ -130,7 +128,7 @@ fn a_crowd_of_32_tiles_is_gone_round_and_one_of_33_walked_straight_into() {
     assert_eq!(crowd_at_goal(&w, &ask).len(), K_GO_ROUND_CROWD);
     let r = route_for(&mut w, &ask).expect("a route round the crowd");
     assert!(r.has_goal);
-    let path = w.caches.search.scratch.path().to_vec();
+    let path = w.caches().search.scratch.path().to_vec();
     assert!(
         path.iter().all(|t| !crowd.contains(t)),
         "the search keeps off the crowd: {path:?}"
@@ -140,7 +138,7 @@ fn a_crowd_of_32_tiles_is_gone_round_and_one_of_33_walked_straight_into() {
     let (mut w, ask, crowd) = crowd_world(true);
     assert_eq!(crowd_at_goal(&w, &ask).len(), K_GO_ROUND_CROWD + 1);
     let r = route_for(&mut w, &ask).expect("a route into the crowd");
-    let path = w.caches.search.scratch.path().to_vec();
+    let path = w.caches().search.scratch.path().to_vec();
     assert!(path.iter().any(|t| crowd.contains(t)), "{path:?}");
     assert_eq!(r.waypoints, vec![at(20, 20)], "straight in");
 }
@@ -202,9 +200,9 @@ fn toward_a_pocket_walled_in_by_trees_stops_outside_the_wall() {
 fn landmarks_ignore_a_building_and_are_measured_again_after_a_terrain_change() {
     let rules = rules();
     let mut w = world(rules.clone(), grass(&rules, 40, 40));
-    assert_eq!(w.caches.search.landmarks.times_measured(0), 1);
+    assert_eq!(w.caches().search.landmarks.times_measured(0), 1);
     let before = w
-        .caches
+        .caches()
         .search
         .landmarks
         .layer(w.grid(), 0)
@@ -217,12 +215,12 @@ fn landmarks_ignore_a_building_and_are_measured_again_after_a_terrain_change() {
     w.add_resource(tree, Tile::new(5, 5)).unwrap();
     w.prepare();
     assert_eq!(
-        w.caches.search.landmarks.times_measured(0),
+        w.caches().search.landmarks.times_measured(0),
         1,
         "buildings and trees leave them"
     );
     let marks = w
-        .caches
+        .caches()
         .search
         .landmarks
         .layer(w.grid(), 0)
@@ -231,14 +229,14 @@ fn landmarks_ignore_a_building_and_are_measured_again_after_a_terrain_change() {
 
     // Water where the land was: the layer's terrain changed, so they are measured again.
     let sea = rules.terrain("deep_water").unwrap();
-    w.state.grid.set_terrain(Tile::new(10, 10), sea);
+    w.state_mut().grid.set_terrain(Tile::new(10, 10), sea);
     assert!(
-        w.caches.search.landmarks.layer(w.grid(), 0).is_none(),
+        w.caches().search.landmarks.layer(w.grid(), 0).is_none(),
         "stale until prepared"
     );
     w.prepare();
-    assert_eq!(w.caches.search.landmarks.times_measured(0), 2);
-    let marks = w.caches.search.landmarks.layer(w.grid(), 0).unwrap();
+    assert_eq!(w.caches().search.landmarks.times_measured(0), 2);
+    let marks = w.caches().search.landmarks.layer(w.grid(), 0).unwrap();
     assert_eq!(marks.distances_of(10, 10), [cohort_sim::astar::K_FAR; 8]);
 }
 

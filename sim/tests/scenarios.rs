@@ -23,7 +23,7 @@ fn run_on_open_ground(name: &str) -> Runner {
     let ticks = s.ticks;
     let mut r = Runner::new(s);
     r.run(ticks, |w| {
-        for u in &w.state.units {
+        for u in &w.state().units {
             let key = w.key_of(u);
             assert!(
                 w.grid().passable(key, u.position.tile()),
@@ -59,7 +59,7 @@ fn walk_open_ground_arrives_where_sent() {
         unit_at(w, 2),
         Vec2::new(Fx::from_num(29.5), Fx::from_num(5.25))
     );
-    assert!(w.state.units.iter().all(|u| u.route.is_none()));
+    assert!(w.state().units.iter().all(|u| u.route.is_none()));
 }
 
 #[test]
@@ -67,7 +67,7 @@ fn group_move_arrives_as_a_block() {
     let r = run_on_open_ground("group_move.toml");
     let w = &r.world;
     let militia: Vec<_> = w
-        .state
+        .state()
         .units
         .iter()
         .filter(|u| u.kind == w.rules().unit_kind("militia").unwrap())
@@ -82,7 +82,7 @@ fn group_move_arrives_as_a_block() {
         );
     }
     let spears = w
-        .state
+        .state()
         .units
         .iter()
         .filter(|u| u.kind == w.rules().unit_kind("spearman").unwrap());
@@ -100,7 +100,7 @@ fn group_move_arrives_as_a_block() {
 #[test]
 fn around_obstacles_goes_through_the_gap() {
     let r = run_on_open_ground("around_obstacles.toml");
-    for u in &r.world.state.units {
+    for u in &r.world.state().units {
         assert!(
             u.position.distance(at(34, 6)) < fx(2),
             "unit {} at {:?}",
@@ -115,7 +115,7 @@ fn gate_lets_owner_and_ally_through_but_not_the_enemy() {
     let r = run_on_open_ground("gate_and_allies.toml");
     let w = &r.world;
     let by_owner = |p: u8| {
-        w.state
+        w.state()
             .units
             .iter()
             .find(|u| u.owner == p)
@@ -154,11 +154,16 @@ fn ships_sail_the_one_sea_round_the_island() {
     let r = run_on_open_ground("sea_layer.toml");
     let w = &r.world;
     let sea = w.rules().units[w.rules().unit_kind("galley").unwrap() as usize].layer;
-    for u in w.state.units.iter().filter(|u| w.key_of(u).layer() == sea) {
+    for u in w
+        .state()
+        .units
+        .iter()
+        .filter(|u| w.key_of(u).layer() == sea)
+    {
         assert!(u.position.x > fx(25), "ship {} at {:?}", u.id.0, u.position);
     }
     let villager = w
-        .state
+        .state()
         .units
         .iter()
         .find(|u| w.key_of(u).layer() == 0)
@@ -168,7 +173,7 @@ fn ships_sail_the_one_sea_round_the_island() {
         "the villager left the land: {:?}",
         villager.position
     );
-    let dock = w.state.buildings.first().expect("the dock stands");
+    let dock = w.state().buildings.first().expect("the dock stands");
     assert!(dock
         .footprint
         .tiles()
@@ -179,15 +184,15 @@ fn ships_sail_the_one_sea_round_the_island() {
 fn gatherers_stand_at_the_mine_and_bring_gold() {
     let r = common::run("gatherers_at_mine.toml");
     let w = &r.world;
-    let gold: u32 = w.state.players[0].stock[cohort_sim::ruleset::Good::Gold.index()]
-        + w.state
+    let gold: u32 = w.state().players[0].stock[cohort_sim::ruleset::Good::Gold.index()]
+        + w.state()
             .units
             .iter()
             .filter_map(|u| u.carrying)
             .map(|(_, n)| n)
             .sum::<u32>();
     assert!(gold > 100, "no gold was gathered ({gold})");
-    for u in &w.state.units {
+    for u in &w.state().units {
         assert!(
             u.position.distance(at(13, 7)) < fx(4),
             "villager {} wandered to {:?}",
@@ -201,10 +206,10 @@ fn gatherers_stand_at_the_mine_and_bring_gold() {
 fn default_map_sends_scouts_and_everyone_of_player_three() {
     let r = run_on_open_ground("default_map.toml");
     let w = &r.world;
-    assert_eq!(w.state.players.len(), 4);
+    assert_eq!(w.state().players.len(), 4);
     let start = common::load("default_map.toml").world;
     let moved = |p: u8| {
-        w.state
+        w.state()
             .units
             .iter()
             .filter(|u| u.owner == p)
@@ -224,7 +229,7 @@ fn map_file_groups_cross_through_the_gaps() {
         (32, 24),
         "read from scenarios/maps/pond.txt"
     );
-    for u in &w.state.units {
+    for u in &w.state().units {
         let goal = if u.owner == 0 {
             Vec2::new(fx(30), Fx::from_num(3.5))
         } else {

@@ -27,13 +27,13 @@ fn a_block_sent_together_arrives_shares_and_keeps_apart() {
     assert!(w.counters.route_searches <= 10, "{:?}", w.counters);
     for _ in 0..5000 {
         w.step(&[]);
-        if w.state.units.iter().all(|u| u.route.is_none()) {
+        if w.state().units.iter().all(|u| u.route.is_none()) {
             break;
         }
     }
-    assert!(w.state.units.iter().all(|u| u.route.is_none()));
+    assert!(w.state().units.iter().all(|u| u.route.is_none()));
     let near = w
-        .state
+        .state()
         .units
         .iter()
         .filter(|u| u.position.distance(to) < fx(8))

@@ -67,7 +67,7 @@ fn a_gate_is_open_to_its_owner_and_allies_and_shut_to_enemies_and_unkeyed_asks()
     assert!(!w
         .grid()
         .passable(Keyed::with_friends(0, PlayerMask::NONE), through));
-    let regions = &w.caches.regions;
+    let regions = &w.caches().regions;
     assert!(regions.connected(w.grid(), owner, left, right));
     assert!(regions.connected(w.grid(), ally, left, right));
     assert!(!regions.connected(w.grid(), enemy, left, right));
@@ -76,7 +76,7 @@ fn a_gate_is_open_to_its_owner_and_allies_and_shut_to_enemies_and_unkeyed_asks()
     w.set_gate_lock(id, true);
     w.prepare();
     assert!(!w.grid().passable(owner, through));
-    assert!(!w.caches.regions.connected(w.grid(), owner, left, right));
+    assert!(!w.caches().regions.connected(w.grid(), owner, left, right));
 }
 
 #[test]
@@ -84,10 +84,10 @@ fn a_felled_tree_joins_two_regions() {
     let mut w = world("..T..\n..T..\n..T..\n", vec![Player::new(0, 0)]);
     let land = Keyed::unkeyed(0);
     let (a, b) = (Tile::new(0, 1), Tile::new(4, 1));
-    assert!(!w.caches.regions.connected(w.grid(), land, a, b));
+    assert!(!w.caches().regions.connected(w.grid(), land, a, b));
     let revision = w.grid().walk_revision(0);
     let tree = w
-        .state
+        .state()
         .resources
         .iter()
         .find(|r| r.tile == Tile::new(2, 1))
@@ -99,7 +99,7 @@ fn a_felled_tree_joins_two_regions() {
         "felling counts as a change on land"
     );
     w.prepare();
-    assert!(w.caches.regions.connected(w.grid(), land, a, b));
+    assert!(w.caches().regions.connected(w.grid(), land, a, b));
 }
 
 #[test]
@@ -108,7 +108,7 @@ fn one_layers_change_leaves_anothers_revision_alone() {
     let sea = w.rules().units[w.rules().unit_kind("galley").unwrap() as usize].layer;
     assert_ne!(sea, 0);
     let (land0, sea0) = (w.grid().walk_revision(0), w.grid().walk_revision(sea));
-    let tree = w.state.resources[0].id;
+    let tree = w.state().resources[0].id;
     w.remove_resource(tree);
     assert_eq!(w.grid().walk_revision(0), land0 + 1);
     assert_eq!(

@@ -19,7 +19,7 @@ async fn orders_for_another_players_units_change_nothing() {
     config.turn_ticks = 2;
     let start = config.world(rules.clone()).unwrap();
     let theirs: Vec<_> = start
-        .state
+        .state()
         .units
         .iter()
         .filter(|u| u.owner == 1)
@@ -71,14 +71,14 @@ async fn orders_for_another_players_units_change_nothing() {
         assert_eq!(quiet.hash(), r.hash, "turn {}", r.bundle.turn);
     }
     let victims_units_now: Vec<_> = quiet
-        .state
+        .state()
         .units
         .iter()
         .filter(|u| u.owner == 1)
         .map(|u| (u.id, u.position))
         .collect();
     let victims_units_then: Vec<_> = start
-        .state
+        .state()
         .units
         .iter()
         .filter(|u| u.owner == 1)

@@ -23,7 +23,7 @@ impl ClientOptions {
 pub(super) fn nudge_after(tick: Option<u64>) -> impl Fn(&mut World) {
     move |world: &mut World| {
         if tick.is_some() && Some(world.tick()) == tick {
-            if let Some(u) = world.state.units.first_mut() {
+            if let Some(u) = world.state_mut().units.first_mut() {
                 u.position.x += Fx::from_bits(1);
             }
         }

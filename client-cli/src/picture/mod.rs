@@ -137,7 +137,7 @@ impl Tracks {
     pub fn start(world: &World) -> Tracks {
         Tracks(
             world
-                .state
+                .state()
                 .units
                 .iter()
                 .map(|u| (u.id.0, u.owner, vec![u.position]))
@@ -149,7 +149,7 @@ impl Tracks {
     /// since the start has none).
     pub fn follow(&mut self, world: &World) {
         let tracks = &mut self.0;
-        for u in &world.state.units {
+        for u in &world.state().units {
             if let Ok(i) = tracks.binary_search_by_key(&u.id.0, |t| t.0) {
                 let last = *tracks[i].2.last().expect("a track starts with a point");
                 if last != u.position {
@@ -226,7 +226,7 @@ impl Scene {
             }
         }
         // Resources: trees round, mines and bushes square.
-        for r in &world.state.resources {
+        for r in &world.state().resources {
             let kind = &rules.resources[r.kind as usize];
             let (cx, cy) = pt(Vec2::of_tile(r.tile));
             let fill = Colour::solid(good_colour(kind.gives));
@@ -251,7 +251,7 @@ impl Scene {
             }
         }
         // Buildings: their footprint in the owner's colour; foundations faded, gates striped light.
-        for b in &world.state.buildings {
+        for b in &world.state().buildings {
             let f = b.footprint;
             let x0 = (f.origin.x + f.min.x) as f32 * scale;
             let y0 = (f.origin.y + f.min.y) as f32 * scale;
@@ -284,7 +284,7 @@ impl Scene {
                 });
             }
         }
-        for u in &world.state.units {
+        for u in &world.state().units {
             if let Some(route) = &u.route {
                 if !route.waypoints.is_empty() {
                     let points = std::iter::once(u.position)
@@ -300,7 +300,7 @@ impl Scene {
                 }
             }
         }
-        for u in &world.state.units {
+        for u in &world.state().units {
             let (cx, cy) = pt(u.position);
             let radius = rules.units[u.kind as usize].radius.to_num::<f32>() * scale;
             shapes.push(Shape::Circle {
@@ -335,7 +335,7 @@ impl Scene {
             stroke: Some((Colour::solid(MARK_COLOUR), mark_width)),
         };
         let unit_ring = |id: EntityId| {
-            let u = world.state.units.iter().find(|u| u.id == id)?;
+            let u = world.state().units.iter().find(|u| u.id == id)?;
             let r = world.rules().units[u.kind as usize].radius.to_num::<f32>() * scale;
             Some(ring(u.position, (r + scale).max(MARK_MIN_PIXELS / 2.0)))
         };
@@ -343,7 +343,7 @@ impl Scene {
             match *e {
                 Entry::Unit(id) => self.shapes.extend(unit_ring(id)),
                 Entry::Resource(id) => {
-                    if let Some(r) = world.state.resources.iter().find(|r| r.id == id) {
+                    if let Some(r) = world.state().resources.iter().find(|r| r.id == id) {
                         self.shapes.push(ring(
                             Vec2::of_tile(r.tile),
                             (scale * 1.5).max(MARK_MIN_PIXELS / 2.0),
@@ -351,7 +351,7 @@ impl Scene {
                     }
                 }
                 Entry::Building(id) => {
-                    if let Some(b) = world.state.buildings.iter().find(|b| b.id == id) {
+                    if let Some(b) = world.state().buildings.iter().find(|b| b.id == id) {
                         let f = b.footprint;
                         self.shapes.push(Shape::Rect {
                             x: (f.origin.x + f.min.x) as f32 * scale - 2.0,
@@ -364,7 +364,7 @@ impl Scene {
                     }
                 }
                 Entry::Formation(id) => {
-                    if let Some(f) = world.state.formations.iter().find(|f| f.id == id) {
+                    if let Some(f) = world.state().formations.iter().find(|f| f.id == id) {
                         self.shapes
                             .extend(f.members.iter().filter_map(|&m| unit_ring(m)));
                     }

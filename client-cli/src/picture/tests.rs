@@ -109,7 +109,7 @@ fn the_svg_has_the_size_a_row_of_terrain_a_line_and_a_circle_per_unit() {
 fn tracks_keep_the_points_units_moved_to_and_are_drawn_in_their_colour() {
     let mut r = runner();
     let mut tracks = Tracks::start(&r.world);
-    let start = r.world.state.units[0].position;
+    let start = r.world.state().units[0].position;
     r.run(20, |w| tracks.follow(w));
     let walked = tracks.walked();
     assert_eq!(walked.len(), 2);
@@ -127,7 +127,7 @@ fn tracks_keep_the_points_units_moved_to_and_are_drawn_in_their_colour() {
 #[test]
 fn a_mark_rings_a_unit_in_magenta_and_skips_what_is_not_there() {
     let w = world();
-    let id = w.state.units[0].id;
+    let id = w.state().units[0].id;
     let mut s = Scene::of(&w, &[], MAX_PICTURE_SIDE);
     let before = s.shapes.len();
     s.mark(
@@ -142,7 +142,7 @@ fn a_mark_rings_a_unit_in_magenta_and_skips_what_is_not_there() {
     let ring = s.svg();
     assert_eq!(ring.matches(r##"stroke="#ff00ff""##).count(), 1);
     // The ring's edge, a tile and a body's radius right of the villager's middle (36, 36).
-    let radius = w.rules().units[w.state.units[0].kind as usize]
+    let radius = w.rules().units[w.state().units[0].kind as usize]
         .radius
         .to_num::<f32>()
         * 24.0

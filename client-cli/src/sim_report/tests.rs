@@ -320,7 +320,7 @@ fn the_trace_is_a_header_and_a_row_per_unit_a_tick() {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 1 + 2 * 3);
     assert_eq!(lines[0], "tick,unit,owner,x,y");
-    let u = &r.world.state.units[1];
+    let u = &r.world.state().units[1];
     assert_eq!(
         lines[6],
         format!("2,{},0,{},{}", u.id.0, u.position.x, u.position.y)

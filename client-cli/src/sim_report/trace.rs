@@ -12,7 +12,7 @@ pub fn write_trace_header(out: &mut impl Write, world: &World) -> std::io::Resul
 
 /// One line per living unit: the tick just run, its id, owner and position (exact decimals).
 pub fn write_trace_tick(out: &mut impl Write, world: &World) -> std::io::Result<()> {
-    for u in &world.state.units {
+    for u in &world.state().units {
         writeln!(
             out,
             "{},{},{},{},{}",

@@ -119,7 +119,7 @@ pub(super) mod tests {
     pub(super) fn recorded(turns: u64) -> Vec<TurnRecord> {
         let config = config();
         let mut world = config.world(rules()).unwrap();
-        let unit = world.state.units[0].id;
+        let unit = world.state().units[0].id;
         (0..turns)
             .map(|turn| {
                 let commands = if turn == 1 {

@@ -234,7 +234,7 @@ pub fn narrow(
     let (parts, entities) = sv.differences(&cv);
     n.parts = parts;
     n.entities = entities;
-    n.fields = differences(&server_w.state, &client_w.state);
+    n.fields = differences(server_w.state(), client_w.state());
     Ok((
         n,
         Some(ComparedWorlds {
@@ -401,8 +401,8 @@ mod tests {
     fn a_client_perturbed_mid_turn_is_pinned_to_its_tick_and_every_field() {
         // Four turns of two ticks: turn 3 is ticks 7 and 8; the client goes wrong after 7.
         let report = report_of(4, 1, |w| {
-            w.state.units[1].position.x += Fx::from_bits(1);
-            w.state.units[1].hit_points -= 1;
+            w.state_mut().units[1].position.x += Fx::from_bits(1);
+            w.state_mut().units[1].hit_points -= 1;
         });
         let id = report.server.snapshot.state.units[1].id;
         let n = narrow_report(&report, rules(), |_| {}).unwrap();
@@ -451,8 +451,8 @@ mod tests {
     #[test]
     fn a_perturbed_formation_is_named() {
         let report = report_of(3, 2, |w| {
-            let members = vec![w.state.units[0].id];
-            w.state.formations.push(Formation {
+            let members = vec![w.state().units[0].id];
+            w.state_mut().formations.push(Formation {
                 id: 1,
                 owner: 0,
                 kind: FormationKind::Box,
@@ -472,7 +472,9 @@ mod tests {
 
     #[test]
     fn without_the_clients_run_again_the_states_after_the_turn_are_compared() {
-        let mut report = report_of(4, 1, |w| w.state.units[1].position.y += Fx::from_bits(1));
+        let mut report = report_of(4, 1, |w| {
+            w.state_mut().units[1].position.y += Fx::from_bits(1)
+        });
         if let Some(c) = report.client.as_mut() {
             c.at_tick = None;
             c.notes.push("it kept no checkpoint".into());

@@ -110,7 +110,7 @@ pub fn starts(world: &World) -> Vec<Vec2> {
     (0..PLAYERS)
         .map(|p| {
             world
-                .state
+                .state()
                 .buildings
                 .iter()
                 .find(|b| b.owner == p)

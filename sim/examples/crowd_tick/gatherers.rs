@@ -150,7 +150,7 @@ fn own_resources(world: &World, tc: Vec2, s: &Site) -> Vec<EntityId> {
         return Vec::new();
     }
     world
-        .state
+        .state()
         .resources
         .iter()
         .filter(|r| Some(r.kind) == kind && Vec2::of_tile(r.tile).chebyshev(tc) <= fx(START_REACH))
@@ -183,7 +183,8 @@ fn rings(t: Tile) -> impl Iterator<Item = Tile> {
 fn open_round(world: &World, t: Tile) -> bool {
     let land = Keyed::unkeyed(0);
     std::iter::once(t).chain(t.round()).all(|c| {
-        world.grid().passable(land, c) && !world.state.units.iter().any(|u| u.position.tile() == c)
+        world.grid().passable(land, c)
+            && !world.state().units.iter().any(|u| u.position.tile() == c)
     })
 }
 
@@ -243,7 +244,7 @@ fn spawn_crew(
         .map(|r| rules.resources[usize::from(r.kind)].gives);
     let clear = |p: Vec2| {
         world
-            .state
+            .state()
             .units
             .iter()
             .all(|u| u.position.chebyshev(p) >= VILLAGER_SPACING)

@@ -73,7 +73,7 @@ struct End {
 /// Goods in every player's stock.
 fn stock(world: &World) -> u64 {
     world
-        .state
+        .state()
         .players
         .iter()
         .flat_map(|p| p.stock)
@@ -84,7 +84,7 @@ fn stock(world: &World) -> u64 {
 /// Hit points of every building standing.
 fn building_hit_points(world: &World) -> u64 {
     world
-        .state
+        .state()
         .buildings
         .iter()
         .map(|b| u64::from(b.hit_points))
@@ -101,7 +101,7 @@ fn run(name: &str) -> Option<Run> {
     let before = bench::live();
     let scenes::Scene { mut world, orders } = scenes::build(name)?;
     let (stock_before, hit_points_before) = (stock(&world), building_hit_points(&world));
-    let units_before = world.state.units.len();
+    let units_before = world.state().units.len();
     bench::reset_peak();
     for k in 0..TICKS {
         let was = world.counters.clone();
@@ -118,9 +118,9 @@ fn run(name: &str) -> Option<Run> {
     let end = End {
         hash: world.hash(),
         units_before,
-        units: world.state.units.len(),
+        units: world.state().units.len(),
         walking: world
-            .state
+            .state()
             .units
             .iter()
             .filter(|u| u.route.is_some())

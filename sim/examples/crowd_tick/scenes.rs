@@ -149,7 +149,7 @@ fn siege() -> Scene {
     let next = |p: PlayerId| (p + 1) % PLAYERS;
     on_default_map(&SIEGE_ARMY, next, |world, _, p, units| {
         let target = world
-            .state
+            .state()
             .buildings
             .iter()
             .find(|b| b.owner == next(p))

@@ -44,7 +44,5 @@ fn prepare(world: &mut World) {
 /// caches) plans exactly as the one it was taken from.
 fn survey(world: &mut World) {
     world.caches.nav.shared_walks.clear();
-    let mut survey = std::mem::take(&mut world.caches.nav.survey);
-    survey.file(world);
-    world.caches.nav.survey = survey;
+    world.file_survey();
 }

@@ -39,8 +39,11 @@ pub struct Caches {
 #[derive(Clone, Debug)]
 pub struct World {
     rules: Arc<Ruleset>,
-    pub state: State,
-    pub caches: Caches,
+    /// The sim's own layers read and write it; the crates above read it ([`World::state`]) and
+    /// change it only by commands, ticks and snapshots.
+    pub(crate) state: State,
+    /// Read from above through [`World::caches`]; filled by the layers that own each part.
+    pub(crate) caches: Caches,
     pub counters: Counters,
 }
 
@@ -77,6 +80,30 @@ impl World {
         };
         w.prepare();
         w
+    }
+
+    /// The state: what the next tick depends on, every field hashed.
+    pub fn state(&self) -> &State {
+        &self.state
+    }
+
+    /// The state to change directly, outside commands, ticks and snapshots: for tests and tools
+    /// that set a scene up or tamper with one on purpose (a desync reproduced, every field
+    /// perturbed). The caches follow on the next tick's prepare and survey, as after a load.
+    pub fn state_mut(&mut self) -> &mut State {
+        &mut self.state
+    }
+
+    /// The caches derived from the state (regions, route search, navigation).
+    pub fn caches(&self) -> &Caches {
+        &self.caches
+    }
+
+    /// Files the survey of who stands where, as the tick's second step does.
+    pub fn file_survey(&mut self) {
+        let mut survey = std::mem::take(&mut self.caches.nav.survey);
+        survey.file(self);
+        self.caches.nav.survey = survey;
     }
 
     pub fn rules(&self) -> &Ruleset {

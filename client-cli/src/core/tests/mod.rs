@@ -99,7 +99,7 @@ fn joined(role: Role, opts: ClientOptions) -> ClientCore {
 
 fn a_move(world: &World, player: u8) -> PlayerCommand {
     let unit = world
-        .state
+        .state()
         .units
         .iter()
         .find(|u| u.owner == player)

@@ -132,10 +132,10 @@ fn a_client_perturbed_mid_turn_sends_its_state_at_that_very_tick() {
     let mut theirs = start.clone();
     // Every turn's bundle moves the same unit to the same point.
     theirs.step(&[a_move(&start, 1)]);
-    let (a, b) = (&at.state.units[0], &theirs.state.units[0]);
+    let (a, b) = (&at.state().units[0], &theirs.state().units[0]);
     assert_eq!(a.position.x - b.position.x, Fx::from_bits(1));
     let mut undone = at.clone();
-    undone.state.units[0].position.x = b.position.x;
+    undone.state_mut().units[0].position.x = b.position.x;
     assert_eq!(undone.hash(), theirs.hash(), "only that field differs");
     assert_eq!(loaded(Some(e.end)).hash(), c.hash_after(3).unwrap());
 }
@@ -169,7 +169,7 @@ fn a_snapshot_request_arriving_turns_later_gets_the_failing_turns_state() {
     assert_ne!(mine, server.hashes[2]);
     let world = answered_snapshot(&mut c, 2);
     assert_eq!(world.hash(), mine, "the state the client had after turn 2");
-    assert_eq!(world.state.tick, 3 * u64::from(config().turn_ticks));
+    assert_eq!(world.state().tick, 3 * u64::from(config().turn_ticks));
     // The current turn is still answered from the current state.
     assert_eq!(
         answered_snapshot(&mut c, 5).hash(),

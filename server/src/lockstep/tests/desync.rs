@@ -72,7 +72,7 @@ fn a_hash_that_comes_before_the_servers_sim_is_compared_and_counted_once_the_sim
 /// A client world that differs from the server's after `turn`.
 fn perturbed(h: &Harness, turn: u64) -> World {
     let mut w = h.m.world_after(turn).unwrap();
-    w.state.units[0].hit_points -= 1;
+    w.state_mut().units[0].hit_points -= 1;
     w
 }
 
@@ -157,7 +157,7 @@ fn a_desync_is_caught_on_its_turn_told_to_everyone_and_reported() {
     assert_eq!(parts, vec!["units".to_string()]);
     assert_eq!(
         ids,
-        vec![cohort_sim::hash::Entry::Unit(bad.state.units[0].id)]
+        vec![cohort_sim::hash::Entry::Unit(bad.state().units[0].id)]
     );
     let hashes: Vec<(u8, Option<StateHash>)> =
         r.peer_hashes.iter().map(|p| (p.player, p.hash)).collect();

@@ -174,7 +174,7 @@ impl Harness {
     fn unit_of(&self, player: u8) -> EntityId {
         self.m
             .world()
-            .state
+            .state()
             .units
             .iter()
             .find(|u| u.owner == player)
