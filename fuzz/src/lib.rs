@@ -105,7 +105,7 @@ pub fn snapshot(data: &[u8]) {
     let view = StateView::of(&world, 0);
     assert_eq!(view.hash, world.hash());
     // A tick on a huge world would only be slow, not wrong: the fuzzer keeps to small ones.
-    if world.state.units.len() <= 64 && world.grid().width() * world.grid().height() <= 4096 {
+    if world.state().units.len() <= 64 && world.grid().width() * world.grid().height() <= 4096 {
         run_bundle(&mut world, &empty_bundle(0), 1);
     }
 }
@@ -174,7 +174,7 @@ const MOVINGAI_MAP: &str = "type octile\nheight 4\nwidth 6\nmap\n......\n.@@...\
 pub fn scenario(data: &[u8]) {
     match Scenario::from_bytes(data, "fuzz.toml", &named_file, None) {
         Ok(s) => {
-            let small = s.world.state.units.len() <= 64
+            let small = s.world.state().units.len() <= 64
                 && s.world.grid().width() * s.world.grid().height() <= 4096;
             if small {
                 let mut runner = Runner::new(s);
@@ -437,7 +437,7 @@ fn message_seeds() -> Vec<Vec<u8>> {
 fn small_replay() -> Vec<u8> {
     let config = small_config();
     let mut world = config.world(rules()).expect("the match's world");
-    let unit = world.state.units[0].id;
+    let unit = world.state().units[0].id;
     let mut w = ReplayWriter::start(
         Vec::new(),
         &ReplayHeader {
@@ -471,7 +471,7 @@ fn small_replay() -> Vec<u8> {
 fn small_report() -> Vec<u8> {
     let world = small_world();
     let mut other = world.clone();
-    other.state.units[0].hit_points -= 1;
+    other.state_mut().units[0].hit_points -= 1;
     let report = DesyncReport {
         header: ReplayHeader {
             config: small_config(),
