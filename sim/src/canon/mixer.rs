@@ -83,16 +83,19 @@ pub trait Fold {
     fn fold(&self, m: &mut Mixer);
 }
 
+/// Folds each of the types as one word: a whole number, a `bool`, or an enum without data (its
+/// variant as declared, the index serde gives it).
 macro_rules! fold_as_word {
     ($($t:ty),*) => {$(
-        impl Fold for $t {
+        impl $crate::canon::Fold for $t {
             #[inline(always)]
-            fn fold(&self, m: &mut Mixer) {
+            fn fold(&self, m: &mut $crate::canon::Mixer) {
                 m.word(*self as u64);
             }
         }
     )*};
 }
+pub(crate) use fold_as_word;
 
 fold_as_word!(u8, u16, u32, u64, i8, i32, i64, bool);
 

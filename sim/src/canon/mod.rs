@@ -8,6 +8,7 @@ mod encoder;
 mod mixer;
 
 pub use encoder::{encode, CanonError, Sink};
+pub(crate) use mixer::fold_as_word;
 pub use mixer::{Fold, Mixer, TickHash};
 
 use serde::Serialize;

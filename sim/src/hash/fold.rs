@@ -38,19 +38,8 @@ impl Fold for Footprint {
     }
 }
 
-/// An enum without data: its variant, as declared (the same index serde gives it).
-macro_rules! fold_variant {
-    ($($t:ty),*) => {$(
-        impl Fold for $t {
-            #[inline(always)]
-            fn fold(&self, m: &mut Mixer) {
-                m.word(*self as u64);
-            }
-        }
-    )*};
-}
-
-fold_variant!(UnitState, PlayerStatus, Good, FormationKind);
+// The enums without data: their variant, as declared (the same index serde gives it).
+crate::canon::fold_as_word!(UnitState, PlayerStatus, Good, FormationKind);
 
 impl Order {
     /// Its variant, as declared (the index serde gives it).
