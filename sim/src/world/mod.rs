@@ -1,9 +1,9 @@
-//! The world: the façade over a match's simulation (DESIGN.md, "The simulation"), the top of
-//! the sim's layers (ARCHITECTURE.md, "Layers").
+//! The world: the façade over a match's simulation (DESIGN.md, "The simulation"), above the
+//! passes and below map, scenario, verify and soak (ARCHITECTURE.md, "Layers").
 //!
 //! [`State`] (the `state` layer) is the whole of what the next tick depends on: it is hashed
 //! ([`World::hash`]) and snapshotted ([`World::snapshot`]). [`Caches`] are derived from the
-//! state (regions, landmarks, the survey, search scratch), owned per world and rebuilt on load;
+//! state (regions, the route search's, navigation's), owned per world and rebuilt on load;
 //! nothing in them may change what a tick does except as a pure function of the state.
 
 mod hashing;
@@ -20,7 +20,6 @@ use crate::command::PlayerCommand;
 use crate::grid::{Footprint, Grid, Keyed, Occupant, PlayerMask, Regions};
 use crate::position::{Tile, Vec2};
 use crate::ruleset::{BuildingKindId, ResourceKindId, Ruleset, UnitKindId};
-
 use std::sync::Arc;
 
 /// Derived data owned by one world: rebuilt from the state, never hashed. Each part belongs to
