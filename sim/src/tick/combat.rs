@@ -83,10 +83,9 @@ fn fight(world: &mut World, i: usize) {
             let looks = fallen
                 || (world.state.tick.wrapping_add(u.id.0)).is_multiple_of(K_LOOK_EVERY_TICKS);
             let keep = fighting.filter(|_| !(held && looks));
-            let widest = widest(world);
             let nearest = || {
                 looks
-                    .then(|| nearest_enemy(world, i, sight, widest))
+                    .then(|| nearest_enemy(world, i, sight, widest(world)))
                     .flatten()
             };
             (keep.or_else(nearest), range, true)
