@@ -45,6 +45,16 @@ pub fn from_dat_axes(dx: Fx, dy: Fx) -> (Fx, Fx) {
 }
 
 impl Footprint {
+    /// The footprint a building of `kind` covers at `origin`.
+    pub fn of_building(
+        rules: &crate::ruleset::Ruleset,
+        kind: crate::ruleset::BuildingKindId,
+        origin: Tile,
+        turned: bool,
+    ) -> Footprint {
+        Footprint::of(rules.buildings[kind as usize].half_extent, origin, turned)
+    }
+
     /// The footprint of a building whose data half-extents are `half_extent` (data x, data y),
     /// placed at `origin`; `turned` lays it a quarter turn round (a gate across the other way).
     pub fn of(half_extent: [Fx; 2], origin: Tile, turned: bool) -> Footprint {

@@ -192,6 +192,11 @@ impl Ruleset {
         self.unit(kind).radius
     }
 
+    /// The first layer that is not land (the sea), if the ruleset has one.
+    pub fn water_layer(&self) -> Option<u8> {
+        (1..self.layers.len()).next().map(|l| l as u8)
+    }
+
     /// blake3 of the compiled ruleset's canonical encoding: its identity in a match.
     pub fn hash(&self) -> [u8; 32] {
         self.hash

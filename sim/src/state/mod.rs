@@ -2,10 +2,13 @@
 //! simulation"). Every field is hashed (`crate::hash`) and snapshotted; the caches derived from
 //! it live with the layers that fill them, and the `World` façade holds both.
 
+mod change;
 mod entity;
+mod lookup;
 mod player;
 mod rng;
 
+pub use change::PlaceError;
 pub use entity::{
     held_ticks, Building, Formation, Order, Progress, Push, Resource, Route, Unit, UnitState,
 };
