@@ -94,7 +94,7 @@ fn gatherers_stand_along_the_mine_faces() {
     };
     let at_work = |w: &World, u: &Unit| match u.order {
         Order::Gather { target } => {
-            u.route.is_none() && in_range(w, u.position, radius, target, K_INSIDE)
+            u.route.is_none() && in_range(w.view(), u.position, radius, target, K_INSIDE)
         }
         _ => false,
     };
@@ -161,7 +161,7 @@ fn a_formation_of_mixed_speeds_arrives_together() {
         .state()
         .units
         .iter()
-        .map(|u| cohort_sim::walk::speed_of(w, u))
+        .map(|u| cohort_sim::walk::speed_of(w.view(), u))
         .min()
         .unwrap();
     let places: Vec<(EntityId, Vec2)> = w

@@ -44,7 +44,7 @@ fn standing_chasers(name: &str, army: &[&str], enemy: &str) -> Standing {
                 let w = &r.world;
                 let u = w.unit(id).expect("nobody dies");
                 let kind = &w.rules().units[u.kind as usize];
-                let out = !in_range(w, u.position, kind.radius, enemy, kind.range);
+                let out = !in_range(w.view(), u.position, kind.radius, enemy, kind.range);
                 (u.replan_at_ms, u.position, u.route.is_none() && out)
             })
             .collect();
@@ -134,7 +134,7 @@ fn attack_movers_see_an_enemy_within_four_ticks_and_look_again_at_once_when_it_f
         w.state().units.iter().any(|v| {
             v.hit_points > 0
                 && !w.allied(u.owner, v.owner)
-                && box_of(w, v.id).is_some_and(|b| reach_gap(&me, &b) <= kind.sight)
+                && box_of(w.view(), v.id).is_some_and(|b| reach_gap(&me, &b) <= kind.sight)
         })
     };
     // Per attack-mover: ticks in a row it began with an enemy in sight and no fight, and ended
@@ -149,7 +149,7 @@ fn attack_movers_see_an_enemy_within_four_ticks_and_look_again_at_once_when_it_f
             .iter()
             .filter(|u| u.hit_points > 0 && matches!(u.order, Order::AttackMove { .. }))
             .map(|u| {
-                let fallen = u.fight.is_some_and(|t| box_of(&r.world, t).is_none());
+                let fallen = u.fight.is_some_and(|t| box_of(r.world.view(), t).is_none());
                 let free = u.fight.is_none() || fallen;
                 (u.id, free && in_sight(&r.world, u.id), fallen)
             })
@@ -159,7 +159,7 @@ fn attack_movers_see_an_enemy_within_four_ticks_and_look_again_at_once_when_it_f
             let Some(u) = r.world.unit(id).filter(|u| u.hit_points > 0) else {
                 continue;
             };
-            let fighting = u.fight.is_some_and(|t| box_of(&r.world, t).is_some());
+            let fighting = u.fight.is_some_and(|t| box_of(r.world.view(), t).is_some());
             if sees && fallen {
                 assert!(fighting, "attack-mover {id:?} looked again at once");
                 fallen_looks += 1;

@@ -2,7 +2,8 @@
 //!
 //! Read from the source: every `crate::<module>` path in code (comments and `#[cfg(test)]`
 //! modules aside, which may build their worlds with anything) names a module at the same layer
-//! or below. The one exception left is listed in [`OWED`] and may only shrink.
+//! or below: the passes take the parts of a world they touch (`nav::View`, `nav::Tick`), never the
+//! `World` façade above them.
 
 use std::path::{Path, PathBuf};
 
@@ -21,17 +22,6 @@ const LAYERS: &[&[&str]] = &[
     &["map"],
     &["scenario"],
     &["verify", "soak"],
-];
-
-/// Upward imports still owed (issue 15, item 2: passes that take the parts of the state and the
-/// caches they touch): the passes below the façade still take the `World` whole. Only the name
-/// `crate::world::World` itself, from these layers; anything else in `world` is imported from
-/// the layer that defines it.
-const OWED: &[(&str, &str)] = &[
-    ("nav", "crate::world::World"),
-    ("walk", "crate::world::World"),
-    ("formation", "crate::world::World"),
-    ("tick", "crate::world::World"),
 ];
 
 fn layer_of(module: &str) -> Option<usize> {
@@ -112,7 +102,7 @@ fn upward(from: &str, text: &str) -> Vec<(usize, String, String)> {
                 // A name the crate root re-exports (`crate::Ruleset`): not a module.
                 continue;
             };
-            if theirs > own && !OWED.contains(&(from, path.as_str())) {
+            if theirs > own {
                 bad.push((
                     n,
                     path,
@@ -142,23 +132,25 @@ fn no_module_of_the_sim_imports_one_above_it() {
     sources(&src, &mut files);
     files.sort();
     let mut bad = Vec::new();
-    let mut owed_seen = Vec::new();
     for file in &files {
         let relative = file.strip_prefix(&src).expect("under src");
+        // `lib.rs` names every module; a `tests.rs` is a `#[cfg(test)] mod tests;` of its own.
         if relative == Path::new("lib.rs") {
+            continue;
+        }
+        if relative.ends_with("tests.rs") {
+            let parent = std::fs::read_to_string(file.with_file_name("mod.rs")).expect("mod.rs");
+            assert!(
+                parent.contains("#[cfg(test)]\nmod tests;"),
+                "{} is test code only when its mod.rs declares it under #[cfg(test)]",
+                relative.display()
+            );
             continue;
         }
         let from = module_of(relative);
         let text = std::fs::read_to_string(file).expect("read source");
         for (n, path, why) in upward(&from, &text) {
             bad.push(format!("{}:{n}: {path}: {why}", relative.display()));
-        }
-        for (n, code) in code_lines(&text) {
-            for (_, path) in crate_paths(&code) {
-                if OWED.contains(&(from.as_str(), path.as_str())) {
-                    owed_seen.push((from.clone(), n));
-                }
-            }
         }
     }
     assert!(
@@ -167,13 +159,6 @@ fn no_module_of_the_sim_imports_one_above_it() {
         files.len()
     );
     assert!(bad.is_empty(), "upward imports:\n{}", bad.join("\n"));
-    // An owed import no file makes any more is struck from the list.
-    for (layer, path) in OWED {
-        assert!(
-            owed_seen.iter().any(|(f, _)| f == layer),
-            "`{layer}` no longer imports `{path}`: strike it from OWED"
-        );
-    }
 }
 
 #[test]
@@ -206,10 +191,6 @@ fn the_check_sees_an_upward_import_and_passes_a_downward_one() {
     assert_eq!(bad[0].1, "crate::scenario::run");
     // A grouped import names no module and is refused.
     assert_eq!(upward("tick", "use crate::{nav::Survey, walk};\n").len(), 1);
-    // What is owed is let through only as written.
-    assert!(upward("walk", "use crate::world::World;\n").is_empty());
-    assert_eq!(
-        upward("walk", "use crate::world::{World, Caches};\n").len(),
-        1
-    );
+    // The façade is above every pass.
+    assert_eq!(upward("walk", "use crate::world::World;\n").len(), 1);
 }

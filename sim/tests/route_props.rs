@@ -283,9 +283,9 @@ proptest! {
         };
         let (mut w1, u1) = world();
         let (mut w2, u2) = world();
-        let _ = route(&mut w2, u2, Vec2::of_tile(Tile::new(other.0, other.1)));
-        let r1 = route(&mut w1, u1, Vec2::of_tile(to));
-        let r2 = route(&mut w2, u2, Vec2::of_tile(to));
+        let _ = route(&mut w2.parts(), u2, Vec2::of_tile(Tile::new(other.0, other.1)));
+        let r1 = route(&mut w1.parts(), u1, Vec2::of_tile(to));
+        let r2 = route(&mut w2.parts(), u2, Vec2::of_tile(to));
         prop_assert_eq!(r1, r2);
     }
 }

@@ -118,15 +118,15 @@ fn crowd_world(extra: bool) -> (World, Ask, Vec<Tile>) {
         w.spawn_unit(kind, 1, Vec2::of_tile(*t));
     }
     survey(&mut w);
-    let ask = Ask::to_point(&w, walker, at(20, 20)).unwrap();
+    let ask = Ask::to_point(w.view(), walker, at(20, 20)).unwrap();
     (w, ask, crowd)
 }
 
 #[test]
 fn a_crowd_of_32_tiles_is_gone_round_and_one_of_33_walked_straight_into() {
     let (mut w, ask, crowd) = crowd_world(false);
-    assert_eq!(crowd_at_goal(&w, &ask).len(), K_GO_ROUND_CROWD);
-    let r = route_for(&mut w, &ask).expect("a route round the crowd");
+    assert_eq!(crowd_at_goal(w.view(), &ask).len(), K_GO_ROUND_CROWD);
+    let r = route_for(&mut w.parts(), &ask).expect("a route round the crowd");
     assert!(r.has_goal);
     let path = w.caches().search.scratch.path().to_vec();
     assert!(
@@ -136,8 +136,8 @@ fn a_crowd_of_32_tiles_is_gone_round_and_one_of_33_walked_straight_into() {
     assert!(r.waypoints.len() >= 2, "{:?}", r.waypoints);
 
     let (mut w, ask, crowd) = crowd_world(true);
-    assert_eq!(crowd_at_goal(&w, &ask).len(), K_GO_ROUND_CROWD + 1);
-    let r = route_for(&mut w, &ask).expect("a route into the crowd");
+    assert_eq!(crowd_at_goal(w.view(), &ask).len(), K_GO_ROUND_CROWD + 1);
+    let r = route_for(&mut w.parts(), &ask).expect("a route into the crowd");
     let path = w.caches().search.scratch.path().to_vec();
     assert!(path.iter().any(|t| crowd.contains(t)), "{path:?}");
     assert_eq!(r.waypoints, vec![at(20, 20)], "straight in");
@@ -157,10 +157,10 @@ fn toward_the_sea_comes_to_the_shore_facing_the_point() {
     let v = villager(&mut w, 5, 10);
     // A standable point of its own region is kept.
     let here = Vec2::new(fx_ratio(123, 10), fx_ratio(71, 10));
-    assert_eq!(toward(&w, v, here), Some(here));
+    assert_eq!(toward(w.view(), v, here), Some(here));
     // Into the sea: the shore tile nearest the villager on the first ring that has land, at the
     // point of it facing the one asked for (a villager's radius 0.2 inside the tile's edge).
-    let p = toward(&w, v, at(30, 10)).unwrap();
+    let p = toward(w.view(), v, at(30, 10)).unwrap();
     assert_eq!(p, Vec2::new(fx(19) + fx_ratio(1, 2) - radius(&w), fx(10)));
     // Further out than the rings reach: nowhere.
     let mut far = grass(&w.rules_arc(), 80, 20);
@@ -171,7 +171,7 @@ fn toward_the_sea_comes_to_the_shore_facing_the_point() {
     }
     let mut w = world(w.rules_arc(), far);
     let v = villager(&mut w, 5, 10);
-    assert_eq!(toward(&w, v, at(70, 10)), None);
+    assert_eq!(toward(w.view(), v, at(70, 10)), None);
 }
 
 #[test]
@@ -187,13 +187,13 @@ fn toward_a_pocket_walled_in_by_trees_stops_outside_the_wall() {
     }
     w.prepare();
     let v = villager(&mut w, 10, 30);
-    let p = toward(&w, v, at(30, 30)).unwrap();
+    let p = toward(w.view(), v, at(30, 30)).unwrap();
     assert_eq!(p, Vec2::new(fx(26) + fx_ratio(1, 2) - radius(&w), fx(30)));
     assert!(
-        route(&mut w, v, at(30, 30)).is_none(),
+        route(&mut w.parts(), v, at(30, 30)).is_none(),
         "the pocket cannot be reached"
     );
-    assert!(route(&mut w, v, p).is_some());
+    assert!(route(&mut w.parts(), v, p).is_some());
 }
 
 #[test]
@@ -249,10 +249,10 @@ fn a_goal_in_another_region_is_refused_without_a_single_expansion() {
     let v = villager(&mut w, 5, 5);
     survey(&mut w);
     let before = w.counters.clone();
-    assert!(route(&mut w, v, at(25, 25)).is_none());
+    assert!(route(&mut w.parts(), v, at(25, 25)).is_none());
     assert_eq!(w.counters.route_searches, before.route_searches);
     assert_eq!(w.counters.node_expansions, before.node_expansions);
     // The same side is searched.
-    assert!(route(&mut w, v, at(10, 25)).is_some());
+    assert!(route(&mut w.parts(), v, at(10, 25)).is_some());
     assert_eq!(w.counters.route_searches, before.route_searches + 1);
 }

@@ -19,30 +19,29 @@ pub use layout::{layout, Place, K_SPACING};
 
 use crate::command::FormationKind;
 use crate::id::{EntityId, PlayerId};
-use crate::nav::{marching, route_beside, toward_clear_of, Ask};
+use crate::nav::{marching, route_beside, toward_clear_of, Ask, Tick, View};
 use crate::position::{fx, fx_ratio, mul_div, Fx, Vec2};
 use crate::state::{Formation, Order, Route, UnitState};
 use crate::walk::speed_of;
-use crate::world::World;
 
 /// Locks `units` into a new formation of `kind` (leaving any they were in). A group of fewer
 /// than two is in none.
-pub fn lock(world: &mut World, owner: PlayerId, units: &[EntityId], kind: FormationKind) {
-    disband(world, units);
+pub fn lock(tick: &mut Tick<'_>, owner: PlayerId, units: &[EntityId], kind: FormationKind) {
+    disband(tick, units);
     let mut members: Vec<EntityId> = units.to_vec();
     members.sort_unstable();
     members.dedup();
     if members.len() < 2 {
         return;
     }
-    let id = world.state.next_formation;
-    world.state.next_formation += 1;
+    let id = tick.state.next_formation;
+    tick.state.next_formation += 1;
     for &m in &members {
-        if let Some(u) = world.unit_mut(m) {
+        if let Some(u) = tick.state.unit_mut(m) {
             u.formation = Some(id);
         }
     }
-    world.state.formations.push(Formation {
+    tick.state.formations.push(Formation {
         id,
         owner,
         kind,
@@ -51,28 +50,28 @@ pub fn lock(world: &mut World, owner: PlayerId, units: &[EntityId], kind: Format
 }
 
 /// Takes `units` out of their formations.
-pub fn disband(world: &mut World, units: &[EntityId]) {
+pub fn disband(tick: &mut Tick<'_>, units: &[EntityId]) {
     for &m in units {
-        if let Some(u) = world.unit_mut(m) {
+        if let Some(u) = tick.state.unit_mut(m) {
             u.formation = None;
         }
     }
-    tidy(world);
+    tidy(tick);
 }
 
 /// Drops from each formation the members that are gone, dead, changed sides or left it, and
 /// ends formations left with fewer than two members. Runs in the aftermath of every tick.
-pub fn tidy(world: &mut World) {
-    let mut formations = std::mem::take(&mut world.state.formations);
+pub fn tidy(tick: &mut Tick<'_>) {
+    let mut formations = std::mem::take(&mut tick.state.formations);
     for f in &mut formations {
         f.members.retain(|&m| {
-            world.unit(m).is_some_and(|u| {
+            tick.unit(m).is_some_and(|u| {
                 u.hit_points > 0 && u.owner == f.owner && u.formation == Some(f.id)
             })
         });
         if f.members.len() < 2 {
             for &m in &f.members {
-                if let Some(u) = world.unit_mut(m) {
+                if let Some(u) = tick.state.unit_mut(m) {
                     u.formation = None;
                 }
             }
@@ -80,26 +79,21 @@ pub fn tidy(world: &mut World) {
         }
     }
     formations.retain(|f| !f.members.is_empty());
-    world.state.formations = formations;
+    tick.state.formations = formations;
 }
 
 /// The locked formation to move when `units` are sent: every member of every formation any of
 /// them is in joins the group; the kind is the formation's own when exactly one is involved and
 /// all sent belong to it. Returns the whole group (sorted) and that kind.
-pub fn locked_group(world: &World, units: &[EntityId]) -> (Vec<EntityId>, Option<FormationKind>) {
+pub fn locked_group(view: View<'_>, units: &[EntityId]) -> (Vec<EntityId>, Option<FormationKind>) {
     let mut group: Vec<EntityId> = units.to_vec();
     let mut ids: Vec<u32> = units
         .iter()
-        .filter_map(|&m| world.unit(m).and_then(|u| u.formation))
+        .filter_map(|&m| view.unit(m).and_then(|u| u.formation))
         .collect();
     ids.sort_unstable();
     ids.dedup();
-    for f in world
-        .state
-        .formations
-        .iter()
-        .filter(|f| ids.contains(&f.id))
-    {
+    for f in view.state.formations.iter().filter(|f| ids.contains(&f.id)) {
         group.extend(f.members.iter().copied());
     }
     group.sort_unstable();
@@ -108,10 +102,9 @@ pub fn locked_group(world: &World, units: &[EntityId]) -> (Vec<EntityId>, Option
         [one]
             if units
                 .iter()
-                .all(|&m| world.unit(m).is_some_and(|u| u.formation == Some(*one))) =>
+                .all(|&m| view.unit(m).is_some_and(|u| u.formation == Some(*one))) =>
         {
-            world
-                .state
+            view.state
                 .formations
                 .iter()
                 .find(|f| f.id == *one)
@@ -125,12 +118,13 @@ pub fn locked_group(world: &World, units: &[EntityId]) -> (Vec<EntityId>, Option
 /// Sends `units` to `to` in formation `kind` (the spec's `MarchInFormation`), marching. Every
 /// soldier's walk is capped at the slowest member's speed, and then at its share of it by how long
 /// its own walk is against the longest ([`together`]), so the formation arrives together.
-pub fn march_in_formation(world: &mut World, units: &[EntityId], to: Vec2, kind: FormationKind) {
-    let places = goals(world, &deal(world, units, to, kind));
-    marching(world, units, |world| {
+pub fn march_in_formation(tick: &mut Tick<'_>, units: &[EntityId], to: Vec2, kind: FormationKind) {
+    let places = goals(tick.view(), &deal(tick.view(), units, to, kind));
+    marching(tick, units, |tick| {
         for (id, goal, cap) in places {
-            let route = Ask::to_point(world, id, goal).and_then(|ask| route_beside(world, &ask));
-            if let Some(u) = world.unit_mut(id) {
+            let route =
+                Ask::to_point(tick.view(), id, goal).and_then(|ask| route_beside(tick, &ask));
+            if let Some(u) = tick.state.unit_mut(id) {
                 u.order = Order::Move { to: goal };
                 u.fight = None;
                 u.ring_tries = 0;
@@ -150,7 +144,7 @@ pub fn march_in_formation(world: &mut World, units: &[EntityId], to: Vec2, kind:
             }
         }
     });
-    together(world, units);
+    together(tick, units);
 }
 
 /// Each dealt place turned into the point its unit walks to (spec: "Sent where it cannot stand",
@@ -160,17 +154,16 @@ pub fn march_in_formation(world: &mut World, units: &[EntityId], to: Vec2, kind:
 /// they cannot stand on are not all sent to the one nearest tile (Cohort's choice, after the
 /// standing-spot rule of passing over "the spots already spoken for").
 fn goals(
-    world: &World,
+    view: View<'_>,
     places: &[(EntityId, Vec2, Option<Fx>)],
 ) -> Vec<(EntityId, Vec2, Option<Fx>)> {
     let radius = |id: EntityId| {
-        world
-            .unit(id)
-            .map_or(Fx::ZERO, |u| world.rules().radius_of(u.kind))
+        view.unit(id)
+            .map_or(Fx::ZERO, |u| view.rules.radius_of(u.kind))
     };
     let kept: Vec<bool> = places
         .iter()
-        .map(|&(id, place, _)| toward_clear_of(world, id, place, &[]).is_none_or(|p| p == place))
+        .map(|&(id, place, _)| toward_clear_of(view, id, place, &[]).is_none_or(|p| p == place))
         .collect();
     let mut taken: Vec<(Vec2, Fx)> = places
         .iter()
@@ -184,7 +177,7 @@ fn goals(
             out.push((id, place, cap));
             continue;
         }
-        let goal = toward_clear_of(world, id, place, &taken).unwrap_or(place);
+        let goal = toward_clear_of(view, id, place, &taken).unwrap_or(place);
         taken.push((goal, radius(id)));
         out.push((id, goal, cap));
     }
@@ -208,8 +201,8 @@ fn walk_length(at: Vec2, route: &Route) -> Fx {
 /// arriving first. (The spec caps every route at the slowest member's speed "so the group stays
 /// together"; with walks of different lengths that alone leaves the group arriving over several
 /// seconds.)
-fn together(world: &mut World, units: &[EntityId]) {
-    let walks: Vec<(usize, Fx)> = world
+fn together(tick: &mut Tick<'_>, units: &[EntityId]) {
+    let walks: Vec<(usize, Fx)> = tick
         .state
         .units
         .iter()
@@ -224,7 +217,7 @@ fn together(world: &mut World, units: &[EntityId]) {
         return;
     };
     for (k, length) in walks {
-        if let Some(r) = world.state.units[k].route.as_mut() {
+        if let Some(r) = tick.state.units[k].route.as_mut() {
             r.speed_cap = r
                 .speed_cap
                 .map(|cap| mul_div(cap, length, longest).max(Fx::from_bits(1)));
@@ -241,11 +234,11 @@ pub const K_PLACE_MARGIN: Fx = Fx::from_bits(1 << 8);
 /// on neighbouring places do not touch, box to box, along the way the formation faces. Without
 /// it, a knight finds its place taken by the knight beside it and is sent round (Cohort's
 /// choice; the spec gives one spacing for every body).
-fn spacing_for(world: &World, soldiers: &[&(EntityId, Vec2, bool, bool)], facing: Vec2) -> Fx {
+fn spacing_for(view: View<'_>, soldiers: &[&(EntityId, Vec2, bool, bool)], facing: Vec2) -> Fx {
     let widest = soldiers
         .iter()
-        .filter_map(|m| world.unit(m.0))
-        .map(|u| world.rules().radius_of(u.kind))
+        .filter_map(|m| view.unit(m.0))
+        .map(|u| view.rules.radius_of(u.kind))
         .max()
         .unwrap_or(Fx::ZERO);
     // A step of `s` along `facing` or across it moves `s` times the larger of its parts, box to
@@ -256,18 +249,18 @@ fn spacing_for(world: &World, soldiers: &[&(EntityId, Vec2, bool, bool)], facing
 
 /// Each unit's place and speed cap, in id order.
 pub fn deal(
-    world: &World,
+    view: View<'_>,
     units: &[EntityId],
     to: Vec2,
     kind: FormationKind,
 ) -> Vec<(EntityId, Vec2, Option<Fx>)> {
-    let rules = world.rules();
+    let rules = view.rules;
     let mut ids: Vec<EntityId> = units.to_vec();
     ids.sort_unstable();
     ids.dedup();
     let members: Vec<(EntityId, Vec2, bool, bool)> = ids
         .iter()
-        .filter_map(|&id| world.unit(id))
+        .filter_map(|&id| view.unit(id))
         .map(|u| {
             let k = &rules.unit(u.kind);
             (u.id, u.position, k.worker, k.melee)
@@ -277,7 +270,7 @@ pub fn deal(
     let villagers: Vec<&(EntityId, Vec2, bool, bool)> = members.iter().filter(|m| m.2).collect();
     let cap = soldiers
         .iter()
-        .filter_map(|m| world.unit(m.0).map(|u| speed_of(world, u)))
+        .filter_map(|m| view.unit(m.0).map(|u| speed_of(view, u)))
         .min();
     let mut out: Vec<(EntityId, Vec2, Option<Fx>)> = Vec::new();
 
@@ -294,7 +287,7 @@ pub fn deal(
         }
     };
     let right = facing.perp();
-    let spacing = spacing_for(world, &soldiers, facing);
+    let spacing = spacing_for(view, &soldiers, facing);
     let at = |across: Fx, forward: Fx| {
         let (across, forward) = (
             mul_div(across, spacing, K_SPACING),
@@ -357,7 +350,7 @@ pub fn deal(
         let across = K_SPACING * (2 * k as i64 - (v - 1)) / 2;
         out.push((id, at(across, back), None));
     }
-    inside_the_map(world, &mut out);
+    inside_the_map(view, &mut out);
     out.sort_by_key(|o| o.0);
     out
 }
@@ -369,13 +362,12 @@ pub fn deal(
 /// neighbours on one tile, where a shifted layout keeps every neighbour a spacing apart and
 /// arrives whole (Cohort's choice). A layout wider than the map is centred on it instead, and
 /// `toward` then takes what is still off it.
-fn inside_the_map(world: &World, out: &mut [(EntityId, Vec2, Option<Fx>)]) {
-    let grid = world.grid();
+fn inside_the_map(view: View<'_>, out: &mut [(EntityId, Vec2, Option<Fx>)]) {
+    let grid = view.grid();
     let half = fx_ratio(1, 2);
     let radius = |id: EntityId| {
-        world
-            .unit(id)
-            .map_or(Fx::ZERO, |u| world.rules().radius_of(u.kind))
+        view.unit(id)
+            .map_or(Fx::ZERO, |u| view.rules.radius_of(u.kind))
             .min(half)
     };
     // The shift each axis needs: at least `lo` (the most any place is short of the low edge), at

@@ -12,12 +12,12 @@
 //! at the next survey.
 
 use super::route::{route_for, Ask};
+use super::Tick;
 use crate::astar::body_clear;
 use crate::grid::Keyed;
 use crate::id::EntityId;
 use crate::position::{fx, Fx, Vec2};
 use crate::state::Route;
-use crate::world::World;
 
 /// How far apart, across and along, two starts may be for one walk to serve both: two tiles.
 pub const K_SHARE_REACH: Fx = fx(2);
@@ -46,14 +46,14 @@ pub fn may_share(walk: &SharedWalk, from: Vec2, to: Vec2, key: Keyed, radius: Fx
 /// The route for `ask`: a copy of a walk planned this tick when one may serve it and the unit can
 /// walk straight to its first bend, else a new search (remembered for the rest of the tick).
 /// Counts shared walks in `world.counters.shared_walks`. Same world and ask, same route.
-pub fn route_beside(world: &mut World, ask: &Ask) -> Option<Route> {
-    let unit = world.unit(ask.unit)?;
-    let key = world.key_of(unit);
-    let radius = world.rules().radius_of(unit.kind);
-    let grid = world.grid();
+pub fn route_beside(tick: &mut Tick<'_>, ask: &Ask) -> Option<Route> {
+    let unit = tick.unit(ask.unit)?;
+    let key = tick.key_of(unit);
+    let radius = tick.rules.radius_of(unit.kind);
+    let grid = tick.grid();
     // Copies of one walk share its first bend: a bend out of sight is tried once.
     let mut out_of_sight: Vec<Vec2> = Vec::new();
-    let shared = world.caches.nav.shared_walks.iter().find(|s| {
+    let shared = tick.nav.shared_walks.iter().find(|s| {
         if s.route.target != ask.target || !may_share(s, ask.from, ask.to, key, radius) {
             return false;
         }
@@ -75,12 +75,12 @@ pub fn route_beside(world: &mut World, ask: &Ask) -> Option<Route> {
             from: ask.from,
             ..s.clone()
         };
-        world.caches.nav.shared_walks.push(handed);
-        world.counters.shared_walks += 1;
+        tick.nav.shared_walks.push(handed);
+        tick.counters.shared_walks += 1;
         return Some(route);
     }
-    let route = route_for(world, ask)?;
-    world.caches.nav.shared_walks.push(SharedWalk {
+    let route = route_for(tick, ask)?;
+    tick.nav.shared_walks.push(SharedWalk {
         from: ask.from,
         to: ask.to,
         key,
@@ -92,12 +92,16 @@ pub fn route_beside(world: &mut World, ask: &Ask) -> Option<Route> {
 
 /// Runs `send` with `group` marching: routes planned inside leave its members out of the units
 /// standing in the way (the spec's `Navigation::Marching`). The group is sorted first.
-pub fn marching<R>(world: &mut World, group: &[EntityId], send: impl FnOnce(&mut World) -> R) -> R {
+pub fn marching<R>(
+    tick: &mut Tick<'_>,
+    group: &[EntityId],
+    send: impl FnOnce(&mut Tick<'_>) -> R,
+) -> R {
     let mut members = group.to_vec();
     members.sort_unstable();
     members.dedup();
-    let before = std::mem::replace(&mut world.caches.nav.marching, members);
-    let r = send(world);
-    world.caches.nav.marching = before;
+    let before = std::mem::replace(&mut tick.nav.marching, members);
+    let r = send(tick);
+    tick.nav.marching = before;
     r
 }

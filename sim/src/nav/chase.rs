@@ -14,11 +14,11 @@ use super::beside::{may_share, SharedWalk};
 use super::reach::{box_of, reach_gap, K_INSIDE};
 use super::route::{region_here, route_for, Ask};
 use super::spot::{find_standing_spot, stands_in, Approach, Spot, K_ROUNDING};
+use super::{Tick, View};
 use crate::astar::body_clear;
 use crate::id::EntityId;
 use crate::position::{fx, squared, tile_of, Bounds, Fx, Vec2};
 use crate::state::{Order, Route};
-use crate::world::World;
 
 /// A chase plans again about this often, in milliseconds.
 pub const K_CHASE_REPLAN_MS: u64 = 500;
@@ -96,16 +96,16 @@ impl SetOn {
 }
 
 /// The places in the state's list of the units set on `target`, in order, from the combat
-/// pass's filing ([`crate::world::NavCaches::set_on`]), but for unit `i`, the one fighting, whose
+/// pass's filing ([`crate::nav::NavCaches::set_on`]), but for unit `i`, the one fighting, whose
 /// own record is read (it may have just been set on `target`).
-fn set_on_target(world: &World, i: usize, target: EntityId) -> impl Iterator<Item = usize> + '_ {
-    let set = &world.caches.nav.set_on;
+fn set_on_target(view: View<'_>, i: usize, target: EntityId) -> impl Iterator<Item = usize> + '_ {
+    let set = &view.nav.set_on;
     debug_assert_eq!(
         set.len(),
-        world.state.units.len(),
+        view.state.units.len(),
         "filed by the combat pass"
     );
-    let me = SetOn::of(&world.state.units[i]);
+    let me = SetOn::of(&view.state.units[i]);
     (0..set.len()).filter(move |&k| if k == i { me } else { set[k] }.on(target))
 }
 
@@ -134,22 +134,22 @@ impl ChasePlan {
 }
 
 /// Plans unit `i`'s chase of `target`, to end within `range` of its box. Same world, same plan.
-pub fn plan_chase(world: &mut World, i: usize, target: EntityId, range: Fx) -> ChasePlan {
-    plan_route(world, i, target, range).unwrap_or(ChasePlan::walk(None))
+pub fn plan_chase(tick: &mut Tick<'_>, i: usize, target: EntityId, range: Fx) -> ChasePlan {
+    plan_route(tick, i, target, range).unwrap_or(ChasePlan::walk(None))
 }
 
-fn plan_route(world: &mut World, i: usize, target: EntityId, range: Fx) -> Option<ChasePlan> {
-    let u = &world.state.units[i];
-    let kind = &world.rules().unit(u.kind);
+fn plan_route(tick: &mut Tick<'_>, i: usize, target: EntityId, range: Fx) -> Option<ChasePlan> {
+    let u = &tick.state.units[i];
+    let kind = &tick.rules.unit(u.kind);
     let (me, at, radius, melee, packs) = (u.id, u.position, kind.radius, kind.melee, kind.packs);
-    let key = world.key_of(u);
-    let tbox = box_of(world, target)?;
+    let key = tick.key_of(u);
+    let tbox = box_of(tick.view(), target)?;
     let tmid = tbox.middle();
     let gap = reach_gap(&Bounds::around(at, radius), &tbox);
-    let building = world.building(target).is_some();
-    let region = region_here(&world.caches.regions, world.grid(), key, at.tile());
+    let building = tick.state.building(target).is_some();
+    let region = region_here(tick.regions, tick.grid(), key, at.tile());
     // A building, or a unit standing where the chaser cannot go, is reached at its edge.
-    let at_its_edge = packs || building || !stands_in(world, key, region, tmid, radius);
+    let at_its_edge = packs || building || !stands_in(tick.view(), key, region, tmid, radius);
     let ask = Ask {
         unit: me,
         from: at,
@@ -167,15 +167,15 @@ fn plan_route(world: &mut World, i: usize, target: EntityId, range: Fx) -> Optio
             }
             let n = r.waypoints.len();
             let leg_from = if n >= 2 { r.waypoints[n - 2] } else { at };
-            if !at_its_edge && body_clear(world.grid(), key, leg_from, tmid, radius) {
+            if !at_its_edge && body_clear(tick.grid(), key, leg_from, tmid, radius) {
                 let mut r = r.clone();
                 r.waypoints[n - 1] = tmid;
                 r.goal = tmid;
                 return Some(ChasePlan::walk(Some(r)));
             }
         }
-        let grid = world.grid();
-        let shared = world.caches.nav.shared_chases.iter().find(|s| {
+        let grid = tick.grid();
+        let shared = tick.nav.shared_chases.iter().find(|s| {
             s.target == target
                 && may_share(&s.walk, at, s.walk.to, key, radius)
                 && s.walk
@@ -185,17 +185,17 @@ fn plan_route(world: &mut World, i: usize, target: EntityId, range: Fx) -> Optio
                     .is_some_and(|&bend| body_clear(grid, key, at, bend, radius))
         });
         if let Some(s) = shared {
-            world.counters.shared_walks += 1;
+            tick.counters.shared_walks += 1;
             return Some(ChasePlan::walk(Some(s.walk.route.clone())));
         }
         let (to, waits) = if at_its_edge {
-            place_round(world, i, target, &tbox, range)?
+            place_round(tick.view(), i, target, &tbox, range)?
         } else {
             (tmid, false)
         };
-        let mut route = route_for(world, &Ask { to, ..ask })?;
-        keep_lane(world, i, target, &mut route);
-        world.caches.nav.shared_chases.push(SharedChase {
+        let mut route = route_for(tick, &Ask { to, ..ask })?;
+        keep_lane(tick.view(), i, target, &mut route);
+        tick.nav.shared_chases.push(SharedChase {
             target,
             walk: SharedWalk {
                 from: at,
@@ -225,12 +225,12 @@ fn plan_route(world: &mut World, i: usize, target: EntityId, range: Fx) -> Optio
     // round the other, every half second; allowed K_CHASE_DRIFT beyond the edge, followers whose
     // place lay round a clump of idle friends walked the way round out past it, turned back to
     // the middle, and so on to the scene's end: soak seed 532).
-    let making_for_a_place = world.state.units[i]
+    let making_for_a_place = tick.state.units[i]
         .route
         .as_ref()
         .is_some_and(|r| r.target == Some(target) && !r.settle && r.goal != tmid);
     if at_its_edge || gap <= surround_near || making_for_a_place {
-        if let Some((p, waits)) = place_round(world, i, target, &tbox, range) {
+        if let Some((p, waits)) = place_round(tick.view(), i, target, &tbox, range) {
             if waits && p.chebyshev(at) <= K_SAME_PLACE {
                 return Some(ChasePlan {
                     route: None,
@@ -238,7 +238,7 @@ fn plan_route(world: &mut World, i: usize, target: EntityId, range: Fx) -> Optio
                     planned: false,
                 });
             }
-            let route = route_for(world, &Ask { to: p, ..ask });
+            let route = route_for(tick, &Ask { to: p, ..ask });
             return Some(ChasePlan {
                 route,
                 waits,
@@ -246,29 +246,29 @@ fn plan_route(world: &mut World, i: usize, target: EntityId, range: Fx) -> Optio
             });
         }
     }
-    Some(ChasePlan::walk(route_for(world, &ask)))
+    Some(ChasePlan::walk(route_for(tick, &ask)))
 }
 
 /// A place of unit `i`'s own round `target`'s box, `range` out: clear of where the others set on
 /// it stand or are headed; every spot taken, a body's width further out, to wait (then `true`).
 fn place_round(
-    world: &World,
+    view: View<'_>,
     i: usize,
     target: EntityId,
     tbox: &Bounds,
     range: Fx,
 ) -> Option<(Vec2, bool)> {
-    let u = &world.state.units[i];
-    let radius = world.rules().radius_of(u.kind);
-    let key = world.key_of(u);
-    let region = region_here(&world.caches.regions, world.grid(), key, u.position.tile());
+    let u = &view.state.units[i];
+    let radius = view.rules.radius_of(u.kind);
+    let key = view.key_of(u);
+    let region = region_here(view.regions, view.grid(), key, u.position.tile());
     // Where the others stand, or are headed while they get on: one held up on its way keeps no
     // claim (Cohort's choice: a place spoken for by a chaser stuck in the crowd behind would
     // stay empty for good, and those waiting beside it wait for good).
-    let now = world.state.tick;
-    let mut taken: Vec<Vec2> = set_on_target(world, i, target)
+    let now = view.state.tick;
+    let mut taken: Vec<Vec2> = set_on_target(view, i, target)
         .filter(|&k| k != i)
-        .map(|k| &world.state.units[k])
+        .map(|k| &view.state.units[k])
         .filter(|o| o.hit_points > 0)
         .map(|o| match &o.route {
             Some(r) if crate::state::held_ticks(r, now) < K_CLAIM_HELD_TICKS => r.goal,
@@ -285,9 +285,9 @@ fn place_round(
     let reach = (tbox.max.x - tbox.min.x).max(tbox.max.y - tbox.min.y)
         + range.max(Fx::ZERO)
         + room * Fx::from_num(K_WAITING_RINGS + 2);
-    let friends = world.friends(u.owner);
+    let friends = view.state.friends(u.owner);
     let mut standing: Vec<(Vec2, i128)> = Vec::new();
-    for b in world.caches.nav.survey.near(tbox.middle(), reach) {
+    for b in view.nav.survey.near(tbox.middle(), reach) {
         if b.moving || b.entity == u.id || b.entity == target {
             continue;
         }
@@ -311,7 +311,7 @@ fn place_round(
         .filter(|&p| {
             !taken.iter().any(|t| t.chebyshev(p) < room - K_ROUNDING)
                 && clear(p)
-                && stands_in(world, key, region, p, radius)
+                && stands_in(view, key, region, p, radius)
         });
     let gap = |p: Vec2| reach_gap(&Bounds::around(p, radius), tbox);
     if let Some(p) = walked_to.filter(|&p| gap(p) <= range) {
@@ -341,7 +341,7 @@ fn place_round(
         let stands = |p: Vec2| {
             (waits || reach_gap(&Bounds::around(p, radius), tbox) <= range)
                 && clear(p)
-                && stands_in(world, key, region, p, radius)
+                && stands_in(view, key, region, p, radius)
         };
         if let Spot::Found(p) = find_standing_spot(&approach, stands) {
             return Some((p, waits));
@@ -356,15 +356,15 @@ fn place_round(
 /// where it stands across the group, up to [`K_WIDEST_LANE`], less and less towards the target
 /// and not at all within [`K_LANES_CLOSE`] of it, only where the ground lets the body go straight
 /// to and from the moved bend.
-pub fn keep_lane(world: &World, i: usize, target: EntityId, route: &mut Route) {
-    let u = &world.state.units[i];
-    let Some(tbox) = box_of(world, target) else {
+pub fn keep_lane(view: View<'_>, i: usize, target: EntityId, route: &mut Route) {
+    let u = &view.state.units[i];
+    let Some(tbox) = box_of(view, target) else {
         return;
     };
     let tmid = tbox.middle();
     let at = u.position;
-    let group: Vec<Vec2> = set_on_target(world, i, target)
-        .map(|k| &world.state.units[k])
+    let group: Vec<Vec2> = set_on_target(view, i, target)
+        .map(|k| &view.state.units[k])
         .filter(|o| {
             o.hit_points > 0
                 && o.position.chebyshev(at) <= K_GROUP_REACH
@@ -389,8 +389,8 @@ pub fn keep_lane(world: &World, i: usize, target: EntityId, route: &mut Route) {
     if total <= Fx::ZERO {
         return;
     }
-    let u_kind = &world.rules().unit(u.kind);
-    let key = world.key_of(u);
+    let u_kind = &view.rules.unit(u.kind);
+    let key = view.key_of(u);
     let last = route.waypoints.len() - 1;
     for k in 0..last {
         let bend = route.waypoints[k];
@@ -402,7 +402,7 @@ pub fn keep_lane(world: &World, i: usize, target: EntityId, route: &mut Route) {
         let moved = bend + across * (offset * share);
         let prev = if k == 0 { at } else { route.waypoints[k - 1] };
         let next = route.waypoints[k + 1];
-        let grid = world.grid();
+        let grid = view.grid();
         if body_clear(grid, key, prev, moved, u_kind.radius)
             && body_clear(grid, key, moved, next, u_kind.radius)
         {

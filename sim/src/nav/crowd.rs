@@ -8,24 +8,24 @@
 
 use super::route::Ask;
 use super::standing::stands_in_the_way;
+use super::View;
 use crate::grid::TileMarks;
 use crate::position::Tile;
-use crate::world::World;
 
 /// A crowd at the goal covering more tiles than this is walked straight into.
 pub const K_GO_ROUND_CROWD: usize = 32;
 
 /// The tiles (grid indices, sorted) of the crowd standing at `ask`'s goal: those with someone
 /// standing in the way on them, joined eight ways to the goal's tile, or to a tile beside it.
-pub fn crowd_at_goal(world: &World, ask: &Ask) -> Vec<u32> {
-    let grid = world.grid();
-    let survey = &world.caches.nav.survey;
+pub fn crowd_at_goal(view: View<'_>, ask: &Ask) -> Vec<u32> {
+    let grid = view.grid();
+    let survey = &view.nav.survey;
     // Whether someone stands in the way on the tile at grid index `i`.
     let stood_on = |i: u32| {
         survey
             .on_tile(i)
             .iter()
-            .any(|b| stands_in_the_way(world, ask, b))
+            .any(|b| stands_in_the_way(view, ask, b))
     };
     // A tile stood on and not yet in the crowd, marked now: its grid index.
     let mut marks = TileMarks::new();

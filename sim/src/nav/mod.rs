@@ -6,6 +6,7 @@
 pub mod beside;
 pub mod chase;
 pub mod crowd;
+pub mod parts;
 pub mod reach;
 pub mod route;
 pub mod spot;
@@ -16,6 +17,7 @@ pub mod toward;
 pub use beside::{marching, route_beside, SharedWalk, K_SHARE_REACH};
 pub use chase::{keep_lane, plan_chase, replan_wait, ChasePlan, SetOn, SharedChase};
 pub use crowd::{crowd_at_goal, K_GO_ROUND_CROWD};
+pub use parts::{Tick, View};
 pub use reach::{box_of, in_range, may_end_by, reach_gap, K_INSIDE};
 pub use route::{region_here, route, route_beyond, route_for, route_round, Ask};
 pub use spot::{find_standing_spot, Approach, Spot};

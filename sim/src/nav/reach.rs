@@ -1,9 +1,9 @@
 //! Walks to something (spec: "Walking a route", "Walks to something"): how far a body is from
 //! what it walks to, measured box to box (`Combat::BoxOf`).
 
+use super::View;
 use crate::id::{find, EntityId};
 use crate::position::{fx_ratio, Bounds, Fx, Vec2};
-use crate::world::World;
 
 /// A walk to something ends this far inside its range, so whoever measures the range next finds
 /// the walker within it: a fiftieth of a tile.
@@ -11,14 +11,14 @@ pub const K_INSIDE: Fx = fx_ratio(1, 50);
 
 /// The box of a unit's body, a building's footprint, or a resource's tile (`Combat::BoxOf`);
 /// `None` when nothing has that id any more.
-pub fn box_of(world: &World, id: EntityId) -> Option<Bounds> {
-    let s = &world.state;
+pub fn box_of(view: View<'_>, id: EntityId) -> Option<Bounds> {
+    let s = &view.state;
     if let Some(i) = find(&s.units, id, |u| u.id) {
         let u = &s.units[i];
         if u.hit_points == 0 {
             return None;
         }
-        return Some(u.body(world.rules().radius_of(u.kind)));
+        return Some(u.body(view.rules.radius_of(u.kind)));
     }
     if let Some(i) = find(&s.buildings, id, |b| b.id) {
         return Some(s.buildings[i].footprint.bounds());
@@ -39,8 +39,8 @@ pub fn reach_gap(a: &Bounds, b: &Bounds) -> Fx {
 }
 
 /// Whether a body of `radius` at `at` is within `range` of `target`'s box.
-pub fn in_range(world: &World, at: Vec2, radius: Fx, target: EntityId, range: Fx) -> bool {
-    box_of(world, target).is_some_and(|b| reach_gap(&Bounds::around(at, radius), &b) <= range)
+pub fn in_range(view: View<'_>, at: Vec2, radius: Fx, target: EntityId, range: Fx) -> bool {
+    box_of(view, target).is_some_and(|b| reach_gap(&Bounds::around(at, radius), &b) <= range)
 }
 
 /// Whether a walk to a target whose box is `target` may end here: within `range` less

@@ -7,6 +7,7 @@
 
 use super::crowd::{crowd_at_goal, go_straight_in};
 use super::standing::standing_in_the_way;
+use super::{Tick, View};
 use crate::astar::{
     find_route, straighten, wider_than_a_tile, Budget, Search, StandingBody, Walker,
 };
@@ -14,7 +15,6 @@ use crate::grid::{Grid, Keyed, RegionId, Regions};
 use crate::id::EntityId;
 use crate::position::{Bounds, Fx, Tile, Vec2};
 use crate::state::{Progress, Route};
-use crate::world::World;
 
 /// What a route is asked for: who walks, from where, to where, and to what.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,8 +35,8 @@ pub struct Ask {
 impl Ask {
     /// A walk for `unit` from where it stands to the point `to`, or `None` when there is no such
     /// unit.
-    pub fn to_point(world: &World, unit: EntityId, to: Vec2) -> Option<Ask> {
-        let u = world.unit(unit)?;
+    pub fn to_point(view: View<'_>, unit: EntityId, to: Vec2) -> Option<Ask> {
+        let u = view.unit(unit)?;
         Some(Ask {
             unit,
             from: u.position,
@@ -48,16 +48,16 @@ impl Ask {
 }
 
 /// A route for `unit` from where it stands to `to`, or `None` when there is none.
-pub fn route(world: &mut World, unit: EntityId, to: Vec2) -> Option<Route> {
-    let ask = Ask::to_point(world, unit, to)?;
-    route_for(world, &ask)
+pub fn route(tick: &mut Tick<'_>, unit: EntityId, to: Vec2) -> Option<Route> {
+    let ask = Ask::to_point(tick.view(), unit, to)?;
+    route_for(tick, &ask)
 }
 
 /// A route as asked, or `None` when there is none: the goal is in another region than the start
 /// (refused without a search), or the search got nowhere from the start. Counts the searches run
 /// and their expansions in `world.counters`. Same world and ask, same route, every machine.
-pub fn route_for(world: &mut World, ask: &Ask) -> Option<Route> {
-    plan(world, ask, None, Budget::Spec)
+pub fn route_for(tick: &mut Tick<'_>, ask: &Ask) -> Option<Route> {
+    plan(tick, ask, None, Budget::Spec)
 }
 
 /// The next leg of a long way whose route ended short of its goal (Cohort's choice,
@@ -65,8 +65,8 @@ pub fn route_for(world: &mut World, ask: &Ask) -> Option<Route> {
 /// cannot reach (a maze of forest, where the landmarks, which see the terrain and not the
 /// trees, leave the estimate no better than a straight line) is found whole once the first
 /// leg has been walked, since the goal is known to be in the walker's region.
-pub fn route_beyond(world: &mut World, ask: &Ask) -> Option<Route> {
-    plan(world, ask, None, Budget::Unlimited)
+pub fn route_beyond(tick: &mut Tick<'_>, ask: &Ask) -> Option<Route> {
+    plan(tick, ask, None, Budget::Unlimited)
 }
 
 /// A detour for a walker held up by a crowd (Cohort's choice, `crate::walk::held`): a route as
@@ -74,29 +74,29 @@ pub fn route_beyond(world: &mut World, ask: &Ask) -> Option<Route> {
 /// stands on it), that steps on none of `blocked` (the tiles of the bodies about it) nor onto a
 /// tile anyone stands on (but the walk's target), as though they were closed ground. Its first
 /// corner is `start`'s middle when that is not the walker's tile. `None` as for [`route_for`].
-pub fn route_round(world: &mut World, ask: &Ask, start: Tile, blocked: &[Tile]) -> Option<Route> {
-    plan(world, ask, Some((start, blocked)), Budget::Spec)
+pub fn route_round(tick: &mut Tick<'_>, ask: &Ask, start: Tile, blocked: &[Tile]) -> Option<Route> {
+    plan(tick, ask, Some((start, blocked)), Budget::Spec)
 }
 
 /// [`route_for`], with `round` [`route_round`], with `budget` [`route_beyond`].
 fn plan(
-    world: &mut World,
+    tick: &mut Tick<'_>,
     ask: &Ask,
     round: Option<(Tile, &[Tile])>,
     budget: Budget,
 ) -> Option<Route> {
-    let unit = world.unit(ask.unit)?;
-    let key = world.key_of(unit);
-    let radius = world.rules().radius_of(unit.kind);
+    let unit = tick.unit(ask.unit)?;
+    let key = tick.key_of(unit);
+    let radius = tick.rules.radius_of(unit.kind);
     let (from, to) = (round.map_or(ask.from.tile(), |r| r.0), ask.to.tile());
-    let grid = world.grid();
-    let region = region_here(&world.caches.regions, grid, key, from)?;
-    if world.caches.regions.region_of(grid, key, to) != Some(region) {
+    let grid = tick.grid();
+    let region = region_here(tick.regions, grid, key, from)?;
+    if tick.regions.region_of(grid, key, to) != Some(region) {
         return None;
     }
 
-    let standing = standing_in_the_way(world, ask);
-    let crowd = crowd_at_goal(world, ask);
+    let standing = standing_in_the_way(tick.view(), ask);
+    let crowd = crowd_at_goal(tick.view(), ask);
     let free = go_straight_in(&crowd);
     let in_the_way: Vec<_> = standing
         .iter()
@@ -119,8 +119,13 @@ fn plan(
         None => Vec::new(),
     };
     let found = {
-        let World { state, caches, .. } = &mut *world;
-        let survey = &caches.nav.survey;
+        let Tick {
+            state,
+            search: caches,
+            nav,
+            ..
+        } = &mut *tick;
+        let survey = &nav.survey;
         let grid = &state.grid;
         let stood_on = |t: Tile| {
             grid.index(t).is_some_and(|i| {
@@ -142,13 +147,13 @@ fn plan(
             beside_closed: true,
             wide: wider_than_a_tile(radius),
             budget,
-            landmarks: caches.search.landmarks.layer(&state.grid, key.layer()),
+            landmarks: caches.landmarks.layer(&state.grid, key.layer()),
         };
-        find_route(grid, &mut caches.search.scratch, &search)
+        find_route(grid, &mut caches.scratch, &search)
     };
-    world.counters.route_searches += 1;
-    world.counters.node_expansions += u64::from(found.expansions);
-    world.counters.most_expansions = world
+    tick.counters.route_searches += 1;
+    tick.counters.node_expansions += u64::from(found.expansions);
+    tick.counters.most_expansions = tick
         .counters
         .most_expansions
         .max(u64::from(found.expansions));
@@ -169,9 +174,9 @@ fn plan(
     if from != ask.from.tile() {
         path.push(ask.from.tile());
     }
-    path.extend_from_slice(world.caches.search.scratch.path());
+    path.extend_from_slice(tick.search.scratch.path());
     let waypoints = straighten(
-        world.grid(),
+        tick.grid(),
         &walker,
         ask.from,
         &path,
@@ -188,7 +193,7 @@ fn plan(
         target: ask.target,
         range: ask.range,
         replans: 0,
-        progress: Progress::from(world.state.tick),
+        progress: Progress::from(tick.state.tick),
         fine: 0,
         settle: false,
         legs: 0,

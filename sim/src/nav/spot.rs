@@ -13,10 +13,10 @@
 //! on a target and a packed siege unit making for its range (`nav::chase`); a unit sent where it
 //! cannot stand (`tick::orders`).
 
+use super::View;
 use crate::astar::K_BODY_SLACK;
 use crate::grid::{Keyed, RegionId};
 use crate::position::{Bounds, Fx, Vec2};
-use crate::world::World;
 
 /// Spots a worker's width apart less this (a 256th of a tile) count as apart: steps of a
 /// quarter of the room add up a few fixed-point bits short.
@@ -262,9 +262,15 @@ fn squared(v: Vec2) -> i128 {
 /// its region and its body touches no closed ground there (tested [`K_BODY_SLACK`] inside its
 /// edge, as a walk's every step is: a spot the body cannot stand on is a spot its walk never
 /// reaches). The usual `stands` for [`find_standing_spot`].
-pub fn stands_in(world: &World, key: Keyed, region: Option<RegionId>, p: Vec2, radius: Fx) -> bool {
-    let grid = world.grid();
+pub fn stands_in(
+    view: View<'_>,
+    key: Keyed,
+    region: Option<RegionId>,
+    p: Vec2,
+    radius: Fx,
+) -> bool {
+    let grid = view.grid();
     grid.passable_box(key, p, (radius - K_BODY_SLACK).max(Fx::ZERO))
         && region.is_some()
-        && world.caches.regions.region_of(grid, key, p.tile()) == region
+        && view.regions.region_of(grid, key, p.tile()) == region
 }

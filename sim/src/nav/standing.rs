@@ -7,32 +7,30 @@
 
 use super::route::Ask;
 use super::survey::Body;
+use super::View;
 use crate::position::Tile;
-use crate::world::World;
 
 /// How far round the box spanning start and goal standing units are taken in, in tiles.
 pub const K_STANDING_REACH: i32 = 3;
 
 /// Whether a body filed in the survey stands in the way of `ask`'s walk: it stands still, and is
 /// not the walker, its target, nor marching with it.
-pub fn stands_in_the_way(world: &World, ask: &Ask, b: &Body) -> bool {
+pub fn stands_in_the_way(view: View<'_>, ask: &Ask, b: &Body) -> bool {
     !b.moving
         && b.entity != ask.unit
         && Some(b.entity) != ask.target
-        && world.caches.nav.marching.binary_search(&b.entity).is_err()
+        && view.nav.marching.binary_search(&b.entity).is_err()
 }
 
 /// The units standing in the way of `ask`'s walk, in (tile, entity) order.
-pub fn standing_in_the_way(world: &World, ask: &Ask) -> Vec<Body> {
+pub fn standing_in_the_way(view: View<'_>, ask: &Ask) -> Vec<Body> {
     let (a, b) = (ask.from.tile(), ask.to.tile());
     let min = Tile::new(a.x.min(b.x), a.y.min(b.y)).offset(-K_STANDING_REACH, -K_STANDING_REACH);
     let max = Tile::new(a.x.max(b.x), a.y.max(b.y)).offset(K_STANDING_REACH, K_STANDING_REACH);
-    world
-        .caches
-        .nav
+    view.nav
         .survey
         .in_tiles(min, max)
-        .filter(|body| stands_in_the_way(world, ask, body))
+        .filter(|body| stands_in_the_way(view, ask, body))
         .copied()
         .collect()
 }

@@ -8,17 +8,17 @@
 //! taken, so the unit comes as near as the ground allows rather than to a tile's middle.
 
 use super::route::region_here;
+use super::View;
 use crate::id::EntityId;
 use crate::position::{fx_ratio, tile_of, Fx, Tile, Vec2};
-use crate::world::World;
 
 /// How many rings round the point are searched, in tiles.
 pub const K_TOWARD_REACH: i32 = 32;
 
 /// The point nearest `to` that `unit` can stand on and reach, or `None` when it has no region or
 /// none of its region lies within [`K_TOWARD_REACH`] tiles of `to`. Same inputs, same point.
-pub fn toward(world: &World, unit: EntityId, to: Vec2) -> Option<Vec2> {
-    nearest(world, unit, to, &[], false)
+pub fn toward(view: View<'_>, unit: EntityId, to: Vec2) -> Option<Vec2> {
+    nearest(view, unit, to, &[], false)
 }
 
 /// As [`toward`], for a formation's place: the point is kept only when the unit's whole body (a
@@ -28,28 +28,28 @@ pub fn toward(world: &World, unit: EntityId, to: Vec2) -> Option<Vec2> {
 /// "the spots already spoken for". A formation's places turned one by one would otherwise land
 /// neighbours on one tile (Cohort's choice).
 pub fn toward_clear_of(
-    world: &World,
+    view: View<'_>,
     unit: EntityId,
     to: Vec2,
     taken: &[(Vec2, Fx)],
 ) -> Option<Vec2> {
-    nearest(world, unit, to, taken, true)
+    nearest(view, unit, to, taken, true)
 }
 
 /// [`toward`] (`whole_body` false: the point is kept when its tile is of the unit's region) and
 /// [`toward_clear_of`] (`whole_body` true: when every tile the body covers is) in one.
 fn nearest(
-    world: &World,
+    view: View<'_>,
     unit: EntityId,
     to: Vec2,
     taken: &[(Vec2, Fx)],
     whole_body: bool,
 ) -> Option<Vec2> {
-    let u = world.unit(unit)?;
-    let key = world.key_of(u);
-    let radius = world.rules().radius_of(u.kind);
-    let grid = world.grid();
-    let regions = &world.caches.regions;
+    let u = view.unit(unit)?;
+    let key = view.key_of(u);
+    let radius = view.rules.radius_of(u.kind);
+    let grid = view.grid();
+    let regions = &view.regions;
     let region = region_here(regions, grid, key, u.position.tile())?;
     let centre = to.tile();
     let ours = |t: Tile| regions.region_of(grid, key, t) == Some(region);

@@ -448,17 +448,30 @@ fn content(world: &World, u: &Unit) -> bool {
     let kind = &world.rules().unit(u.kind);
     match u.order {
         Order::Follow { target } => {
-            u.route.is_none() && in_range(world, u.position, kind.radius, target, K_FOLLOW_RANGE)
+            u.route.is_none()
+                && in_range(
+                    world.view(),
+                    u.position,
+                    kind.radius,
+                    target,
+                    K_FOLLOW_RANGE,
+                )
         }
         Order::Attack { .. } | Order::AttackMove { .. } => {
             u.route.is_none()
                 && u.fight
-                    .is_some_and(|t| in_range(world, u.position, kind.radius, t, kind.range))
+                    .is_some_and(|t| in_range(world.view(), u.position, kind.radius, t, kind.range))
         }
         Order::Build { target } => {
             u.route.is_none()
                 && world.building(target).is_some_and(|b| !b.complete)
-                && in_range(world, u.position, kind.radius, target, crate::nav::K_INSIDE)
+                && in_range(
+                    world.view(),
+                    u.position,
+                    kind.radius,
+                    target,
+                    crate::nav::K_INSIDE,
+                )
         }
         _ => false,
     }
@@ -472,7 +485,7 @@ fn distance_from(world: &World, u: &Unit, order: &Order) -> Option<Fx> {
         Order::Attack { target }
         | Order::Follow { target }
         | Order::Gather { target }
-        | Order::Build { target } => crate::nav::box_of(world, target).map(|b| {
+        | Order::Build { target } => crate::nav::box_of(world.view(), target).map(|b| {
             crate::nav::reach_gap(&crate::position::Bounds::around(u.position, radius), &b)
         }),
         Order::Idle | Order::Hold => None,

@@ -1,11 +1,11 @@
 //! Step 7: aftermath — the dead are removed and fallen buildings free their ground, in id
 //! order; formations drop members that died or changed sides.
 
-use crate::world::World;
+use crate::nav::Tick;
 
-pub fn run(world: &mut World) {
-    world.state.units.retain(|u| u.hit_points > 0);
-    let fallen: Vec<_> = world
+pub fn run(tick: &mut Tick<'_>) {
+    tick.state.units.retain(|u| u.hit_points > 0);
+    let fallen: Vec<_> = tick
         .state
         .buildings
         .iter()
@@ -13,9 +13,9 @@ pub fn run(world: &mut World) {
         .map(|b| b.id)
         .collect();
     for id in fallen {
-        world.remove_building(id);
+        tick.state.remove_building(id);
     }
-    if !world.state.formations.is_empty() {
-        crate::formation::tidy(world);
+    if !tick.state.formations.is_empty() {
+        crate::formation::tidy(tick);
     }
 }

@@ -16,13 +16,12 @@
 use crate::id::{find, EntityId};
 use crate::nav::chase::{K_CLAIM_HELD_TICKS, K_SAME_PLACE};
 use crate::nav::survey::{Owned, K_OWNER_BUCKETS, K_OWNER_PATCH};
-use crate::nav::{box_of, in_range, reach_gap};
+use crate::nav::{box_of, in_range, reach_gap, Tick, View};
 use crate::nav::{plan_chase, replan_wait, route_beside, Ask, SetOn};
 use crate::position::{fx, Bounds, Fx, Vec2};
 use crate::state::{Order, UnitState, TICK_MS};
 use crate::walk::held::{held_on_a_new_walk, held_ticks};
 use crate::walk::{give_up, widest};
-use crate::world::World;
 
 /// A follower keeps within this many tiles of its target. The devlog's `XYZFollowTarget` takes an
 /// `AcceptanceRadius` defaulting to 1.0 (in its engine's units, not tiles): reading it as one
@@ -37,33 +36,33 @@ pub const K_FOLLOW_RANGE: Fx = fx(1);
 /// looks at once.
 pub const K_LOOK_EVERY_TICKS: u64 = 4;
 
-pub fn run(world: &mut World) {
-    world.caches.nav.shared_chases.clear();
-    for u in &mut world.state.units {
+pub fn run(tick: &mut Tick<'_>) {
+    tick.nav.shared_chases.clear();
+    for u in &mut tick.state.units {
         u.reload_ticks = u.reload_ticks.saturating_sub(1);
     }
     // Only unit `i` changes what it is set on while it fights: its entry is filed again after.
-    let mut set_on = std::mem::take(&mut world.caches.nav.set_on);
+    let mut set_on = std::mem::take(&mut tick.nav.set_on);
     set_on.clear();
-    set_on.extend(world.state.units.iter().map(SetOn::of));
-    world.caches.nav.set_on = set_on;
-    for i in 0..world.state.units.len() {
-        fight(world, i);
-        world.caches.nav.set_on[i] = SetOn::of(&world.state.units[i]);
+    set_on.extend(tick.state.units.iter().map(SetOn::of));
+    tick.nav.set_on = set_on;
+    for i in 0..tick.state.units.len() {
+        fight(tick, i);
+        tick.nav.set_on[i] = SetOn::of(&tick.state.units[i]);
     }
 }
 
 /// What unit `i` fights this tick, if anything, and how near it must be.
-fn fight(world: &mut World, i: usize) {
-    let u = &world.state.units[i];
+fn fight(tick: &mut Tick<'_>, i: usize) {
+    let u = &tick.state.units[i];
     if u.hit_points == 0 {
         return;
     }
-    if let Some(striker) = world.state.units[i].hit_by.take() {
-        fight_back(world, i, striker);
+    if let Some(striker) = tick.state.units[i].hit_by.take() {
+        fight_back(tick, i, striker);
     }
-    let u = &world.state.units[i];
-    let kind = &world.rules().unit(u.kind);
+    let u = &tick.state.units[i];
+    let kind = &tick.rules.unit(u.kind);
     let (range, sight) = (kind.range, kind.sight);
     let (target, reach, strikes) = match u.order {
         Order::Attack { target } => (Some(target), range, true),
@@ -77,29 +76,33 @@ fn fight(world: &mut World, i: usize) {
             let held = u.chase_waits
                 || u.route
                     .as_ref()
-                    .is_some_and(|r| held_ticks(r, world.state.tick) >= K_CLAIM_HELD_TICKS);
-            let fighting = u.fight.filter(|&t| box_of(world, t).is_some());
+                    .is_some_and(|r| held_ticks(r, tick.state.tick) >= K_CLAIM_HELD_TICKS);
+            let fighting = u.fight.filter(|&t| box_of(tick.view(), t).is_some());
             let fallen = u.fight.is_some() && fighting.is_none();
-            let looks = fallen
-                || (world.state.tick.wrapping_add(u.id.0)).is_multiple_of(K_LOOK_EVERY_TICKS);
+            let looks =
+                fallen || (tick.state.tick.wrapping_add(u.id.0)).is_multiple_of(K_LOOK_EVERY_TICKS);
             let keep = fighting.filter(|_| !(held && looks));
             let nearest = || {
                 looks
-                    .then(|| nearest_enemy(world, i, sight, widest(world)))
+                    .then(|| nearest_enemy(tick.view(), i, sight, widest(tick.view())))
                     .flatten()
             };
             (keep.or_else(nearest), range, true)
         }
-        Order::Hold => (nearest_enemy(world, i, range, widest(world)), range, true),
+        Order::Hold => (
+            nearest_enemy(tick.view(), i, range, widest(tick.view())),
+            range,
+            true,
+        ),
         _ => return,
     };
-    let alive = target.filter(|&t| box_of(world, t).is_some() && t != u.id);
+    let alive = target.filter(|&t| box_of(tick.view(), t).is_some() && t != u.id);
     let Some(target) = alive else {
-        lost_target(world, i);
+        lost_target(tick, i);
         return;
     };
-    let now_ms = world.state.tick * u64::from(TICK_MS);
-    let u = &mut world.state.units[i];
+    let now_ms = tick.state.tick * u64::from(TICK_MS);
+    let u = &mut tick.state.units[i];
     if strikes {
         u.fight = Some(target);
     }
@@ -109,38 +112,38 @@ fn fight(world: &mut World, i: usize) {
         Order::AttackMove { .. } => UnitState::AttackMoving,
         _ => UnitState::Attacking,
     };
-    let radius = world.rules().radius_of(world.state.units[i].kind);
-    let at = world.state.units[i].position;
-    if in_range(world, at, radius, target, reach) {
-        let u = &mut world.state.units[i];
+    let radius = tick.rules.radius_of(tick.state.units[i].kind);
+    let at = tick.state.units[i].position;
+    if in_range(tick.view(), at, radius, target, reach) {
+        let u = &mut tick.state.units[i];
         // In range, its walk is over, but for a step out of another body (`walk::settle`).
         if u.route.as_ref().is_none_or(|r| !r.settle) {
             u.route = None;
         }
         u.chase_waits = false;
         if strikes && u.reload_ticks == 0 {
-            strike(world, i, target);
+            strike(tick, i, target);
         }
         return;
     }
-    if world.state.units[i].order == Order::Hold {
+    if tick.state.units[i].order == Order::Hold {
         return;
     }
-    let u = &world.state.units[i];
+    let u = &tick.state.units[i];
     // Standing at its waiting place round a crowded target is not a walk run out.
     let walk_ran_out = u.route.is_none() && !u.chase_waits;
     if !walk_ran_out && now_ms < u.replan_at_ms {
         return;
     }
-    let now = world.state.tick;
-    let held_long = world.state.units[i]
+    let now = tick.state.tick;
+    let held_long = tick.state.units[i]
         .route
         .as_ref()
         .is_some_and(|r| held_ticks(r, now) >= K_CLAIM_HELD_TICKS);
-    let follows = matches!(world.state.units[i].order, Order::Follow { .. });
-    let mut plan = plan_chase(world, i, target, reach);
-    world.counters.replans += u64::from(plan.planned);
-    let u = &mut world.state.units[i];
+    let follows = matches!(tick.state.units[i].order, Order::Follow { .. });
+    let mut plan = plan_chase(tick, i, target, reach);
+    tick.counters.replans += u64::from(plan.planned);
+    let u = &mut tick.state.units[i];
     // A chase planned again is held up as long as before: the same walk (to the same place, or
     // one within K_SAME_PLACE of it) keeps how it was getting on whole; one that
     // made a detour round the bodies about it keeps the detour (Cohort's choice: a chase's
@@ -175,19 +178,19 @@ fn fight(world: &mut World, i: usize) {
 
 /// Unit `i` was struck by `striker`: when it stands idle, has an attack, and the striker is a
 /// living enemy unit, it attacks the striker (state attacking).
-fn fight_back(world: &mut World, i: usize, striker: EntityId) {
-    let u = &world.state.units[i];
-    if u.order != Order::Idle || world.rules().unit(u.kind).attack == 0 {
+fn fight_back(tick: &mut Tick<'_>, i: usize, striker: EntityId) {
+    let u = &tick.state.units[i];
+    if u.order != Order::Idle || tick.rules.unit(u.kind).attack == 0 {
         return;
     }
-    let enemy = find(&world.state.units, striker, |v| v.id).is_some_and(|k| {
-        let s = &world.state.units[k];
-        s.hit_points > 0 && !world.allied(u.owner, s.owner)
+    let enemy = find(&tick.state.units, striker, |v| v.id).is_some_and(|k| {
+        let s = &tick.state.units[k];
+        s.hit_points > 0 && !tick.state.allied(u.owner, s.owner)
     });
     if !enemy {
         return;
     }
-    let u = &mut world.state.units[i];
+    let u = &mut tick.state.units[i];
     u.order = Order::Attack { target: striker };
     u.state = UnitState::Attacking;
     u.fight = Some(striker);
@@ -197,15 +200,15 @@ fn fight_back(world: &mut World, i: usize, striker: EntityId) {
 
 /// The target of unit `i`'s fight is gone: an attack is over, an attack-move goes on to its
 /// point, a hold waits for the next.
-fn lost_target(world: &mut World, i: usize) {
-    let u = &world.state.units[i];
+fn lost_target(tick: &mut Tick<'_>, i: usize) {
+    let u = &tick.state.units[i];
     match u.order {
-        Order::Attack { .. } | Order::Follow { .. } => give_up(&mut world.state.units[i]),
+        Order::Attack { .. } | Order::Follow { .. } => give_up(&mut tick.state.units[i]),
         Order::AttackMove { to } if u.fight.is_some() || u.route.is_none() => {
             let (id, at) = (u.id, u.position);
-            world.state.units[i].fight = None;
-            let route = Ask::to_point(world, id, to).and_then(|ask| route_beside(world, &ask));
-            let u = &mut world.state.units[i];
+            tick.state.units[i].fight = None;
+            let route = Ask::to_point(tick.view(), id, to).and_then(|ask| route_beside(tick, &ask));
+            let u = &mut tick.state.units[i];
             match route {
                 Some(mut r) => {
                     // Held as long as before (Cohort's choice): an attack-mover held in a
@@ -220,7 +223,7 @@ fn lost_target(world: &mut World, i: usize) {
                 None => give_up(u),
             }
         }
-        Order::Hold => world.state.units[i].fight = None,
+        Order::Hold => tick.state.units[i].fight = None,
         _ => {}
     }
 }
@@ -243,21 +246,21 @@ const K_RING_SLACK: i32 = 2;
 /// squares is at least either side), then the sum of squares against the square of one past
 /// the nearest so far: only a body that may be the nearest is measured exactly, asked where it
 /// is filed and whether it is alive.
-fn nearest_enemy(world: &World, i: usize, reach: Fx, widest: Fx) -> Option<EntityId> {
-    let u = &world.state.units[i];
-    let radius = world.rules().radius_of(u.kind);
+fn nearest_enemy(view: View<'_>, i: usize, reach: Fx, widest: Fx) -> Option<EntityId> {
+    let u = &view.state.units[i];
+    let radius = view.rules.radius_of(u.kind);
     let body = Bounds::around(u.position, radius);
-    let friends = world.friends(u.owner);
+    let friends = view.state.friends(u.owner);
     let (me, p) = (u.id, u.position);
     let look = radius + reach + fx(1);
     let lo = Vec2::new(p.x - look, p.y - look).tile().offset(-1, -1);
     let hi = Vec2::new(p.x + look, p.y + look).tile().offset(1, 1);
     // No enemy filed anywhere about: nothing to measure (the same answer, asked of patches).
-    let survey = &world.caches.nav.survey;
+    let survey = &view.nav.survey;
     if survey.owners_in(lo, hi).0 & !friends.0 == 0 {
         return None;
     }
-    let grid = world.grid();
+    let grid = view.grid();
     let width = grid.width();
     let (x0, x1) = (lo.x.max(0), hi.x.min(width - 1));
     let (y0, y1) = (lo.y.max(0), hi.y.min(grid.height() - 1));
@@ -313,8 +316,8 @@ fn nearest_enemy(world: &World, i: usize, reach: Fx, widest: Fx) -> Option<Entit
             if !(tx0..=tx1).contains(&bx) || !(ty0..=ty1).contains(&by) {
                 continue;
             }
-            let alive = find(&world.state.units, b.entity, |v| v.id)
-                .is_some_and(|k| world.state.units[k].hit_points > 0);
+            let alive = find(&view.state.units, b.entity, |v| v.id)
+                .is_some_and(|k| view.state.units[k].hit_points > 0);
             if alive {
                 *best = Some((gap, b.entity));
             }
@@ -358,22 +361,22 @@ fn nearest_enemy(world: &World, i: usize, reach: Fx, widest: Fx) -> Option<Entit
 }
 
 /// Unit `i` strikes `target`: its attack in hit points, then it reloads.
-fn strike(world: &mut World, i: usize, target: EntityId) {
-    let kind = world.rules().unit(world.state.units[i].kind);
+fn strike(tick: &mut Tick<'_>, i: usize, target: EntityId) {
+    let kind = tick.rules.unit(tick.state.units[i].kind);
     let (attack, reload) = (kind.attack, kind.reload_ms.div_ceil(TICK_MS));
-    world.state.units[i].reload_ticks = reload;
-    let (striker, owner) = (world.state.units[i].id, world.state.units[i].owner);
-    if let Some(k) = find(&world.state.units, target, |u| u.id) {
-        let enemy = !world.allied(owner, world.state.units[k].owner);
-        let t = &mut world.state.units[k];
+    tick.state.units[i].reload_ticks = reload;
+    let (striker, owner) = (tick.state.units[i].id, tick.state.units[i].owner);
+    if let Some(k) = find(&tick.state.units, target, |u| u.id) {
+        let enemy = !tick.state.allied(owner, tick.state.units[k].owner);
+        let t = &mut tick.state.units[k];
         t.hit_points = t.hit_points.saturating_sub(attack);
         if enemy {
             t.hit_by = Some(striker);
         }
         return;
     }
-    if let Some(k) = find(&world.state.buildings, target, |b| b.id) {
-        let b = &mut world.state.buildings[k];
+    if let Some(k) = find(&tick.state.buildings, target, |b| b.id) {
+        let b = &mut tick.state.buildings[k];
         b.hit_points = b.hit_points.saturating_sub(attack);
     }
 }

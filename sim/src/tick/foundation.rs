@@ -15,12 +15,12 @@
 //! and the walks of those stepping off.
 
 use crate::id::EntityId;
+use crate::nav::{Tick, View};
 use crate::position::{fx_ratio, Bounds, Fx, Vec2};
 use crate::state::Order;
 use crate::walk::apart::K_BODY_SLACK;
 use crate::walk::settle::{step_off, K_SETTLE_EVERY_TICKS};
 use crate::walk::widest;
-use crate::world::World;
 
 /// Those stepping off a foundation who do not build it stand at least this far from its edge
 /// (half a tile, room for a villager): the builders' way to it stays open.
@@ -28,68 +28,73 @@ pub const K_BUILDERS_LANE: Fx = fx_ratio(1, 2);
 
 /// Every foundation whose ground is still open: closed when nobody stands on it, else its
 /// owner's and allies' units standing still there are sent off. Buildings in id order.
-pub fn run(world: &mut World) {
-    let open: Vec<EntityId> = world
+pub fn run(tick: &mut Tick<'_>) {
+    let open: Vec<EntityId> = tick
         .state
         .buildings
         .iter()
         .map(|b| b.id)
-        .filter(|&id| !world.ground_closed(id))
+        .filter(|&id| !tick.state.ground_closed(id))
         .collect();
     for id in open {
-        if !close_when_clear(world, id) {
-            send_off(world, id);
+        if !close_when_clear(tick, id) {
+            send_off(tick, id);
         }
     }
 }
 
 /// Closes building `id`'s ground when no living body stands on it; whether it did.
-pub fn close_when_clear(world: &mut World, id: EntityId) -> bool {
-    let Some(ground) = world.building(id).map(|b| b.footprint.bounds()) else {
+pub fn close_when_clear(tick: &mut Tick<'_>, id: EntityId) -> bool {
+    let Some(ground) = tick.state.building(id).map(|b| b.footprint.bounds()) else {
         return false;
     };
-    if (0..world.state.units.len()).any(|i| stands_on(world, i, &ground)) {
+    if (0..tick.state.units.len()).any(|i| stands_on(tick.view(), i, &ground)) {
         return false;
     }
-    world.close_ground(id);
+    tick.state.close_ground(tick.rules, id);
     true
 }
 
 /// Whether unit `i`'s box, less its slack, reaches into `ground`.
-fn stands_on(world: &World, i: usize, ground: &Bounds) -> bool {
-    let u = &world.state.units[i];
-    let radius = world.rules().radius_of(u.kind);
+fn stands_on(view: View<'_>, i: usize, ground: &Bounds) -> bool {
+    let u = &view.state.units[i];
+    let radius = view.rules.radius_of(u.kind);
     u.hit_points > 0
         && Bounds::around(u.position, (radius - K_BODY_SLACK).max(Fx::ZERO)).overlaps(ground)
 }
 
 /// The units of building `id`'s owner and allies standing still on its ground, each on its turn
 /// to look, are sent to the nearest free place round it.
-fn send_off(world: &mut World, id: EntityId) {
-    let Some((ground, owner)) = world.building(id).map(|b| (b.footprint.bounds(), b.owner)) else {
+fn send_off(tick: &mut Tick<'_>, id: EntityId) {
+    let Some((ground, owner)) = tick
+        .state
+        .building(id)
+        .map(|b| (b.footprint.bounds(), b.owner))
+    else {
         return;
     };
-    let (now, widest) = (world.state.tick, widest(world));
+    let (now, widest) = (tick.state.tick, widest(tick.view()));
     // Where others already walk to settle, this tick's among them: two sent off together had
     // been given one place, and two on hold stood inside each other there for good.
-    let mut taken: Vec<Vec2> = world
+    let mut taken: Vec<Vec2> = tick
         .state
         .units
         .iter()
         .filter_map(|u| u.route.as_ref().filter(|r| r.settle).map(|r| r.goal))
         .collect();
-    for i in 0..world.state.units.len() {
-        let u = &world.state.units[i];
+    for i in 0..tick.state.units.len() {
+        let u = &tick.state.units[i];
         let turn =
             u.id.0
                 .wrapping_add(now)
                 .is_multiple_of(K_SETTLE_EVERY_TICKS);
         let still = u.route.is_none() && u.pushed.is_none();
-        if turn && still && world.allied(owner, u.owner) && stands_on(world, i, &ground) {
+        if turn && still && tick.state.allied(owner, u.owner) && stands_on(tick.view(), i, &ground)
+        {
             let builds = u.order == (Order::Build { target: id });
             let clear = if builds { Fx::ZERO } else { K_BUILDERS_LANE };
-            if step_off(world, i, ground, clear, widest, &taken) {
-                taken.extend(world.state.units[i].route.as_ref().map(|r| r.goal));
+            if step_off(tick, i, ground, clear, widest, &taken) {
+                taken.extend(tick.state.units[i].route.as_ref().map(|r| r.goal));
             }
         }
     }
@@ -102,7 +107,7 @@ mod tests {
     use crate::map::{parse_ascii, Legend};
     use crate::position::{fx, Tile};
     use crate::state::{Player, Unit};
-    use crate::world::PlaceError;
+    use crate::world::{PlaceError, World};
     use crate::Ruleset;
     use std::sync::Arc;
 
@@ -115,23 +120,23 @@ mod tests {
             .unwrap()
     }
 
-    fn add_unit(w: &mut World, owner: u8, at: Vec2) -> usize {
-        let kind = w.rules().unit_kind("villager").unwrap();
-        let id = w.spawn_unit(kind, owner, at);
-        w.state.units.iter().position(|u| u.id == id).unwrap()
+    fn add_unit(tick: &mut Tick<'_>, owner: u8, at: Vec2) -> usize {
+        let kind = tick.rules.unit_kind("villager").unwrap();
+        let id = tick.state.spawn_unit(tick.rules, kind, owner, at);
+        tick.state.units.iter().position(|u| u.id == id).unwrap()
     }
 
     #[test]
     fn a_foundation_laid_on_a_body_closes_its_ground_once_the_body_has_left() {
         let mut w = world();
-        let i = add_unit(&mut w, 1, Vec2::new(fx(5), fx(5)));
+        let i = add_unit(&mut w.parts(), 1, Vec2::new(fx(5), fx(5)));
         let house = w.rules().building_kind("house").unwrap();
         let id = w
             .lay_building(house, 0, Tile::new(5, 5), false, false)
             .unwrap();
         let land = Keyed::unkeyed(0);
         assert!(
-            !close_when_clear(&mut w, id),
+            !close_when_clear(&mut w.parts(), id),
             "an enemy's body stands on it"
         );
         assert!(!w.ground_closed(id) && w.grid().passable(land, Tile::new(5, 5)));
@@ -142,11 +147,11 @@ mod tests {
             Err(PlaceError::Blocked(5, 5))
         );
         // Its owner's units are sent off, on their turn; an enemy is not.
-        let j = add_unit(&mut w, 0, Vec2::new(fx(4), fx(5)));
+        let j = add_unit(&mut w.parts(), 0, Vec2::new(fx(4), fx(5)));
         w.prepare();
         let own = w.state.units[j].id.0;
         w.state.tick = K_SETTLE_EVERY_TICKS - own % K_SETTLE_EVERY_TICKS;
-        run(&mut w);
+        run(&mut w.parts());
         assert!(w.state.units[i].route.is_none(), "the enemy stays");
         let off = w.state.units[j].route.as_ref().expect("sent off").goal;
         let ground = w.building(id).unwrap().footprint.bounds();
@@ -158,7 +163,7 @@ mod tests {
             let unit: &mut Unit = &mut w.state.units[k];
             unit.position = Vec2::new(fx(8), fx(8) + fx(k as i32));
         }
-        run(&mut w);
+        run(&mut w.parts());
         assert!(w.ground_closed(id) && !w.grid().passable(land, Tile::new(5, 5)));
     }
 }

@@ -1,9 +1,9 @@
 //! Step 6: movement — walk every route, once a tick (`crate::walk`).
 
-use crate::world::World;
+use crate::nav::Tick;
 
 pub use crate::walk::speed_per_tick;
 
-pub fn run(world: &mut World) {
-    crate::walk::walk_all(world);
+pub fn run(tick: &mut Tick<'_>) {
+    crate::walk::walk_all(tick);
 }

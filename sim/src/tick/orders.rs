@@ -14,32 +14,31 @@ use crate::formation;
 use crate::id::EntityId;
 use crate::nav::{
     find_standing_spot, marching, region_here, route_beside, spot::stands_in, toward, Approach,
-    Ask, Spot,
+    Ask, Spot, Tick, View,
 };
 use crate::position::{Bounds, Fx, Vec2};
 use crate::state::{Order, PlayerStatus, UnitState};
 use crate::walk::held::held_on_a_new_walk;
-use crate::world::World;
 
-pub fn carry_out(world: &mut World, commands: &[PlayerCommand]) {
+pub fn carry_out(tick: &mut Tick<'_>, commands: &[PlayerCommand]) {
     for pc in commands {
-        if !valid(world, pc) {
-            world.counters.ignored_commands += 1;
+        if !valid(tick.view(), pc) {
+            tick.counters.ignored_commands += 1;
             continue;
         }
         // Points and tiles off the map are brought onto it before anything uses them.
-        let (width, height) = (world.grid().width(), world.grid().height());
+        let (width, height) = (tick.grid().width(), tick.grid().height());
         let pc = PlayerCommand {
             player: pc.player,
             command: pc.command.clamped(width, height),
         };
-        apply(world, &pc);
+        apply(tick, &pc);
     }
 }
 
 /// Whether the player may give this command.
-fn valid(world: &World, pc: &PlayerCommand) -> bool {
-    let Some(player) = world.state.players.iter().find(|p| p.id == pc.player) else {
+fn valid(view: View<'_>, pc: &PlayerCommand) -> bool {
+    let Some(player) = view.state.players.iter().find(|p| p.id == pc.player) else {
         return false;
     };
     if player.status != PlayerStatus::Playing {
@@ -51,49 +50,49 @@ fn valid(world: &World, pc: &PlayerCommand) -> bool {
     }
     units
         .iter()
-        .all(|&id| world.unit(id).is_some_and(|u| u.owner == pc.player))
+        .all(|&id| view.unit(id).is_some_and(|u| u.owner == pc.player))
 }
 
-fn apply(world: &mut World, pc: &PlayerCommand) {
+fn apply(tick: &mut Tick<'_>, pc: &PlayerCommand) {
     match &pc.command {
         Command::Move { units, to } => {
-            let (group, kind) = formation::locked_group(world, units);
+            let (group, kind) = formation::locked_group(tick.view(), units);
             match kind {
-                Some(kind) => formation::march_in_formation(world, &group, *to, kind),
+                Some(kind) => formation::march_in_formation(tick, &group, *to, kind),
                 None if group.len() > units.len() => {
-                    formation::march_in_formation(world, &group, *to, FormationKind::Line)
+                    formation::march_in_formation(tick, &group, *to, FormationKind::Line)
                 }
-                None => send_together(world, units, *to, false),
+                None => send_together(tick, units, *to, false),
             }
         }
         Command::FormationMove { units, to } => {
-            let (group, kind) = formation::locked_group(world, units);
-            formation::march_in_formation(world, &group, *to, kind.unwrap_or_default());
+            let (group, kind) = formation::locked_group(tick.view(), units);
+            formation::march_in_formation(tick, &group, *to, kind.unwrap_or_default());
         }
-        Command::AttackMove { units, to } => send_together(world, units, *to, true),
+        Command::AttackMove { units, to } => send_together(tick, units, *to, true),
         Command::Stop { units } => {
             for &id in units {
-                set(world, id, Order::Idle, UnitState::Idle);
+                set(tick, id, Order::Idle, UnitState::Idle);
             }
         }
         Command::Hold { units } => {
             for &id in units {
-                set(world, id, Order::Hold, UnitState::Hold);
+                set(tick, id, Order::Hold, UnitState::Hold);
             }
         }
         Command::Attack { units, target } => {
-            if world.unit(*target).is_none() && world.building(*target).is_none() {
-                world.counters.ignored_commands += 1;
+            if tick.unit(*target).is_none() && tick.state.building(*target).is_none() {
+                tick.counters.ignored_commands += 1;
                 return;
             }
             for &id in units {
                 set(
-                    world,
+                    tick,
                     id,
                     Order::Attack { target: *target },
                     UnitState::Attacking,
                 );
-                if let Some(u) = world.unit_mut(id) {
+                if let Some(u) = tick.state.unit_mut(id) {
                     u.fight = Some(*target);
                 }
             }
@@ -101,7 +100,7 @@ fn apply(world: &mut World, pc: &PlayerCommand) {
         Command::Follow { units, target } => {
             for &id in units {
                 set(
-                    world,
+                    tick,
                     id,
                     Order::Follow { target: *target },
                     UnitState::Following,
@@ -110,9 +109,9 @@ fn apply(world: &mut World, pc: &PlayerCommand) {
         }
         Command::Gather { units, target } => {
             for &id in units {
-                if is_worker(world, id) {
+                if is_worker(tick.view(), id) {
                     set(
-                        world,
+                        tick,
                         id,
                         Order::Gather { target: *target },
                         UnitState::Gathering,
@@ -122,9 +121,9 @@ fn apply(world: &mut World, pc: &PlayerCommand) {
         }
         Command::Build { units, target } => {
             for &id in units {
-                if is_worker(world, id) {
+                if is_worker(tick.view(), id) {
                     set(
-                        world,
+                        tick,
                         id,
                         Order::Build { target: *target },
                         UnitState::Building,
@@ -138,30 +137,33 @@ fn apply(world: &mut World, pc: &PlayerCommand) {
             turned,
             builders,
         } => {
-            let Some(k) = world.rules().building_kind(kind) else {
-                world.counters.ignored_commands += 1;
+            let Some(k) = tick.rules.building_kind(kind) else {
+                tick.counters.ignored_commands += 1;
                 return;
             };
             // Its ground closes now if nobody stands there, else once they have left it.
-            match world.lay_building(k, pc.player, *at, *turned, false) {
+            match tick
+                .state
+                .lay_building(tick.rules, k, pc.player, *at, *turned, false)
+            {
                 Ok(b) => {
-                    super::foundation::close_when_clear(world, b);
+                    super::foundation::close_when_clear(tick, b);
                     for &id in builders {
-                        if is_worker(world, id) {
-                            set(world, id, Order::Build { target: b }, UnitState::Building);
+                        if is_worker(tick.view(), id) {
+                            set(tick, id, Order::Build { target: b }, UnitState::Building);
                         }
                     }
                 }
-                Err(_) => world.counters.ignored_commands += 1,
+                Err(_) => tick.counters.ignored_commands += 1,
             }
         }
         Command::SetFormation { units, formation } => {
-            formation::lock(world, pc.player, units, *formation);
+            formation::lock(tick, pc.player, units, *formation);
         }
-        Command::Disband { units } => formation::disband(world, units),
+        Command::Disband { units } => formation::disband(tick, units),
         Command::Delete { units } => {
             for &id in units {
-                if let Some(u) = world.unit_mut(id) {
+                if let Some(u) = tick.state.unit_mut(id) {
                     u.hit_points = 0;
                 }
             }
@@ -169,15 +171,14 @@ fn apply(world: &mut World, pc: &PlayerCommand) {
     }
 }
 
-fn is_worker(world: &World, id: EntityId) -> bool {
-    world
-        .unit(id)
-        .is_some_and(|u| world.rules().unit(u.kind).worker)
+fn is_worker(view: View<'_>, id: EntityId) -> bool {
+    view.unit(id)
+        .is_some_and(|u| view.rules.unit(u.kind).worker)
 }
 
 /// Gives a unit a new order that starts standing (the step that follows plans its walk).
-fn set(world: &mut World, id: EntityId, order: Order, state: UnitState) {
-    if let Some(u) = world.unit_mut(id) {
+fn set(tick: &mut Tick<'_>, id: EntityId, order: Order, state: UnitState) {
+    if let Some(u) = tick.state.unit_mut(id) {
         u.order = order;
         u.state = state;
         u.route = None;
@@ -192,10 +193,10 @@ fn set(world: &mut World, id: EntityId, order: Order, state: UnitState) {
 
 /// Sends `units` to `to` together (the spec's `SendTogether`): marching, each with an ordinary
 /// move (or attack-move) order, sharing walks.
-pub fn send_together(world: &mut World, units: &[EntityId], to: Vec2, attack: bool) {
-    marching(world, units, |world| {
+pub fn send_together(tick: &mut Tick<'_>, units: &[EntityId], to: Vec2, attack: bool) {
+    marching(tick, units, |tick| {
         let mut headed: Vec<Vec2> = Vec::new();
-        for id in share_first(world, units) {
+        for id in share_first(tick.view(), units) {
             let (order, state) = if attack {
                 (Order::AttackMove { to }, UnitState::AttackMoving)
             } else {
@@ -204,28 +205,29 @@ pub fn send_together(world: &mut World, units: &[EntityId], to: Vec2, attack: bo
             // Sent on from where a crowd holds it, it is held as long as before (Cohort's
             // choice: sent again from the jam it stood in, a soldier began its squeeze and walk
             // through afresh and stood 10.3 s).
-            let held = world
+            let held = tick
                 .unit(id)
                 .and_then(|u| u.route.as_ref().map(|r| r.progress));
-            set(world, id, order, state);
-            let Some(goal) = reachable_goal(world, id, to, &headed) else {
-                set(world, id, Order::Idle, UnitState::Idle);
+            set(tick, id, order, state);
+            let Some(goal) = reachable_goal(tick.view(), id, to, &headed) else {
+                set(tick, id, Order::Idle, UnitState::Idle);
                 continue;
             };
-            let route = Ask::to_point(world, id, goal).and_then(|ask| route_beside(world, &ask));
+            let route =
+                Ask::to_point(tick.view(), id, goal).and_then(|ask| route_beside(tick, &ask));
             match route {
                 Some(mut r) => {
                     if goal != to {
                         headed.push(goal);
                     }
-                    if let Some(u) = world.unit_mut(id) {
+                    if let Some(u) = tick.state.unit_mut(id) {
                         if let Some(old) = held {
                             r.progress = held_on_a_new_walk(&old, &r, u.position);
                         }
                         u.route = Some(r);
                     }
                 }
-                None => set(world, id, Order::Idle, UnitState::Idle),
+                None => set(tick, id, Order::Idle, UnitState::Idle),
             }
         }
     });
@@ -236,10 +238,10 @@ pub fn send_together(world: &mut World, units: &[EntityId], to: Vec2, attack: bo
 /// already sent (a block stands 0.7 of a tile apart, well within [`K_SHARE_REACH`]), so it takes
 /// a copy of that walk whenever it can walk straight to its first bend, and searches only where
 /// it cannot — and then those further out share the new walk.
-fn share_first(world: &World, units: &[EntityId]) -> Vec<EntityId> {
+fn share_first(view: View<'_>, units: &[EntityId]) -> Vec<EntityId> {
     let mut at: Vec<(EntityId, Vec2)> = units
         .iter()
-        .filter_map(|&id| world.unit(id).map(|u| (id, u.position)))
+        .filter_map(|&id| view.unit(id).map(|u| (id, u.position)))
         .collect();
     at.sort_unstable_by_key(|a| a.0);
     at.dedup_by_key(|a| a.0);
@@ -265,15 +267,15 @@ fn share_first(world: &World, units: &[EntityId]) -> Vec<EntityId> {
 /// else (a unit sent where it cannot stand) the nearest point `nav::toward` finds, spread by the
 /// standing-spot planner round the ground between so that those sent with it (`headed`) stand
 /// beside it rather than on it.
-fn reachable_goal(world: &World, id: EntityId, to: Vec2, headed: &[Vec2]) -> Option<Vec2> {
-    let near = toward(world, id, to)?;
+fn reachable_goal(view: View<'_>, id: EntityId, to: Vec2, headed: &[Vec2]) -> Option<Vec2> {
+    let near = toward(view, id, to)?;
     if near == to {
         return Some(to);
     }
-    let u = world.unit(id)?;
-    let radius = world.rules().radius_of(u.kind);
-    let key = world.key_of(u);
-    let region = region_here(&world.caches.regions, world.grid(), key, u.position.tile());
+    let u = view.unit(id)?;
+    let radius = view.rules.radius_of(u.kind);
+    let key = view.key_of(u);
+    let region = region_here(view.regions, view.grid(), key, u.position.tile());
     let reach = to.chebyshev(near) - radius;
     if reach <= Fx::ZERO {
         return Some(near);
@@ -286,7 +288,7 @@ fn reachable_goal(world: &World, id: EntityId, to: Vec2, headed: &[Vec2]) -> Opt
         taken: headed,
         own_face_only: false,
     };
-    match find_standing_spot(&approach, |p| stands_in(world, key, region, p, radius)) {
+    match find_standing_spot(&approach, |p| stands_in(view, key, region, p, radius)) {
         Spot::Found(p) => Some(p),
         Spot::Full | Spot::Blocked => Some(near),
     }

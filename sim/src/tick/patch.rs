@@ -11,8 +11,8 @@
 
 use crate::grid::Occupant;
 use crate::id::EntityId;
+use crate::nav::View;
 use crate::position::{Bounds, Tile, Vec2};
-use crate::world::World;
 
 /// The most tiles a patch approached as one ground may have (Cohort's choice): a mine or a
 /// berry patch, never a forest.
@@ -21,11 +21,11 @@ pub const K_PATCH_TILES: usize = 9;
 /// The ground approached at resource `id` and the resources it is made of (in id order): the
 /// patch's rectangle when its tiles fill one, else the resource's own tile. `None` when there
 /// is no such resource.
-pub fn patch_of(world: &World, id: EntityId) -> Option<(Bounds, Vec<EntityId>)> {
-    let r = world.resource(id)?;
+pub fn patch_of(view: View<'_>, id: EntityId) -> Option<(Bounds, Vec<EntityId>)> {
+    let r = view.state.resource(id)?;
     let alone = || Some((Bounds::of_tile(r.tile), vec![id]));
-    let same_kind = |t: Tile| match world.grid().contains(t).then(|| world.grid().occupant(t)) {
-        Some(Occupant::Resource(o)) => world.resource(o).filter(|o| o.kind == r.kind),
+    let same_kind = |t: Tile| match view.grid().contains(t).then(|| view.grid().occupant(t)) {
+        Some(Occupant::Resource(o)) => view.state.resource(o).filter(|o| o.kind == r.kind),
         _ => None,
     };
     // Four ways round from the resource's tile, at most one tile more than a patch may have.
@@ -75,10 +75,10 @@ pub fn patch_of(world: &World, id: EntityId) -> Option<(Bounds, Vec<EntityId>)> 
 
 /// The resource of `parts` whose tile is nearest `spot` (ties to the lower id): what a worker
 /// standing there gathers from.
-pub fn part_beside(world: &World, parts: &[EntityId], spot: Vec2) -> Option<EntityId> {
+pub fn part_beside(view: View<'_>, parts: &[EntityId], spot: Vec2) -> Option<EntityId> {
     parts
         .iter()
-        .filter_map(|&id| world.resource(id))
+        .filter_map(|&id| view.state.resource(id))
         .map(|r| (Bounds::of_tile(r.tile).distance_from(spot), r.id))
         .min()
         .map(|(_, id)| id)

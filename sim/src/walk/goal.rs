@@ -10,9 +10,8 @@ use super::apart::{Stepper, K_BODY_SLACK};
 use crate::astar::body_clear;
 use crate::grid::TileMarks;
 use crate::id::find;
-use crate::nav::Body;
+use crate::nav::{Body, View};
 use crate::position::{fx, fx_ratio, squared, Fx, Tile, Vec2};
-use crate::world::World;
 
 /// Rings round a taken goal lie this far apart: the spacing of a formation, 0.7 of a tile.
 pub const K_RING_SPACING: Fx = fx_ratio(7, 10);
@@ -108,7 +107,7 @@ pub fn against_crowd_at(s: &Stepper, at: Vec2, goal: Vec2) -> bool {
 /// The nearest free place round `goal` on the rings that a walker at `at` can walk straight to:
 /// open ground, no body standing there, and no other walker headed there. `None` when every
 /// ring is taken. Same world, same place.
-pub fn free_place(world: &World, s: &Stepper, at: Vec2, goal: Vec2) -> Option<Vec2> {
+pub fn free_place(view: View<'_>, s: &Stepper, at: Vec2, goal: Vec2) -> Option<Vec2> {
     for ring in 1..=K_RINGS {
         let mut places: Vec<(i128, i128, i32, i32, Vec2)> = Vec::new();
         for j in -ring..=ring {
@@ -125,7 +124,7 @@ pub fn free_place(world: &World, s: &Stepper, at: Vec2, goal: Vec2) -> Option<Ve
         }
         places.sort_unstable_by_key(|a| (a.0, a.1, a.2, a.3));
         for &(_, _, _, _, p) in &places {
-            if free(world, s, p) && body_clear(s.grid, s.key, at, p, s.radius) {
+            if free(view, s, p) && body_clear(s.grid, s.key, at, p, s.radius) {
                 return Some(p);
             }
         }
@@ -136,7 +135,7 @@ pub fn free_place(world: &World, s: &Stepper, at: Vec2, goal: Vec2) -> Option<Ve
 /// Whether a body of the stepper's radius could stand at `p`: on open ground (the whole body,
 /// tested [`K_BODY_SLACK`] inside its edge as every step is), nobody's box there, and nobody
 /// walking there.
-fn free(world: &World, s: &Stepper, p: Vec2) -> bool {
+fn free(view: View<'_>, s: &Stepper, p: Vec2) -> bool {
     if !s
         .grid
         .passable_box(s.key, p, (s.radius - K_BODY_SLACK).max(Fx::ZERO))
@@ -153,8 +152,8 @@ fn free(world: &World, s: &Stepper, p: Vec2) -> bool {
             .near(p, K_HEADED_REACH)
             .filter(|b| b.moving && b.entity != s.me)
             .all(|b| {
-                let headed = find(&world.state.units, b.entity, |u| u.id)
-                    .and_then(|k| world.state.units[k].route.as_ref())
+                let headed = find(&view.state.units, b.entity, |u| u.id)
+                    .and_then(|k| view.state.units[k].route.as_ref())
                     .and_then(|r| r.waypoints.last().copied());
                 headed.is_none_or(|h| p.chebyshev(h) >= room_for(b))
             })

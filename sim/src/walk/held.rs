@@ -36,11 +36,10 @@
 use super::short::short_way;
 use super::stepper;
 use crate::astar::{body_clear, Budget};
-use crate::nav::{route_round, Ask};
+use crate::nav::{route_round, Ask, Tick, View};
 use crate::position::{fx, fx_ratio, Distance, Fx, Tile, Vec2};
 pub use crate::state::held_ticks;
 use crate::state::{Progress, Route, TICK_MS};
-use crate::world::World;
 
 /// A walker gets on when it comes this much nearer its first corner (an eighth of a tile).
 pub const K_PROGRESS: Fx = fx_ratio(1, 8);
@@ -177,11 +176,11 @@ pub fn note(route: &mut Route, at: Vec2, now: u64, clear: bool) {
 /// choice): one that ended a tile on, inside the jam, held the walker again at once, six
 /// seconds more for every tile (a knight in a stream of two armies through a one-tile gap in a
 /// line of trees stood 10.5 s).
-pub fn clear_of_all(world: &World, i: usize, at: Vec2) -> bool {
-    let u = &world.state.units[i];
-    let radius = world.rules().radius_of(u.kind);
-    let reach = (radius + super::widest(world)) * super::K_KEEP_APART;
-    world.caches.nav.survey.near(at, reach).all(|b| {
+pub fn clear_of_all(view: View<'_>, i: usize, at: Vec2) -> bool {
+    let u = &view.state.units[i];
+    let radius = view.rules.radius_of(u.kind);
+    let reach = (radius + super::widest(view)) * super::K_KEEP_APART;
+    view.nav.survey.near(at, reach).all(|b| {
         let a = i128::from(((radius + b.radius) * super::K_KEEP_APART).to_bits());
         b.entity == u.id || crate::position::squared(b.middle - at) >= a * a
     })
@@ -208,20 +207,20 @@ pub fn due_detour(u: &crate::state::Unit, route: &Route, at: Vec2, now: u64) -> 
 /// round the bodies about it only turned it from the way it walked through: a mangonel in a jam
 /// between two ways round a wood turned from one to the other at every detour, to and fro on
 /// the spot.
-pub fn detour(world: &mut World, i: usize, route: &mut Route, at: Vec2) {
-    let now = world.state.tick;
+pub fn detour(tick: &mut Tick<'_>, i: usize, route: &mut Route, at: Vec2) {
+    let now = tick.state.tick;
     let through = route.progress.through;
     route.progress.detoured = Some(now);
-    let u = &world.state.units[i];
+    let u = &tick.state.units[i];
     let me = u.id;
-    let survey = &world.caches.nav.survey;
+    let survey = &tick.nav.survey;
     let others = |b: &&crate::nav::Body| b.entity != me && Some(b.entity) != route.target;
     // Walkers about it (those standing anywhere are closed to a detour's search already), but
     // one it stands stacked on (within a tenth of their radii: Cohort's choice): there is no
     // going round a body at its own place, and two walkers stacked beside a gap one tile wide,
     // each closing the other's tile, the gap's only way in, turned between the gap and a way
     // along the wall at every detour, for good.
-    let radius = world.rules().radius_of(u.kind);
+    let radius = tick.rules.radius_of(u.kind);
     let stacked = |b: &crate::nav::Body| {
         let r = i128::from(((radius + b.radius) / 10).to_bits());
         crate::position::squared(b.middle - at) < r * r
@@ -237,8 +236,8 @@ pub fn detour(world: &mut World, i: usize, route: &mut Route, at: Vec2) {
     blocked.dedup();
     // Pressed against a body, a walker's middle may lie on that body's tile: search from the
     // free tile beside it nearest its middle instead.
-    let grid = world.grid();
-    let key = world.key_of(u);
+    let grid = tick.grid();
+    let key = tick.key_of(u);
     let taken = |t: Tile| {
         !through
             && grid
@@ -272,7 +271,7 @@ pub fn detour(world: &mut World, i: usize, route: &mut Route, at: Vec2) {
         target: route.target,
         range: route.range,
     };
-    world.counters.replans += 1;
+    tick.counters.replans += 1;
     // A way round from which the goal is shut out (the search looked at every tile open to it,
     // within its budget, and never came to the goal), where the walk it would replace reaches
     // the goal, and that ends further than K_SHUT_OUT_REACH off, is no way round (Cohort's
@@ -280,9 +279,9 @@ pub fn detour(world: &mut World, i: usize, route: &mut Route, at: Vec2) {
     // point to the goal lay along the wall, and a mangonel held at the gap walked fourteen tiles
     // off and back at every detour, for minutes. A step or two back out of the jam is taken; one
     // cut short by the budget is a leg of a long way round, planned on from where it ends.
-    let expanded = world.counters.node_expansions;
-    let round = route_round(world, &ask, start, &blocked);
-    let expanded = world.counters.node_expansions - expanded;
+    let expanded = tick.counters.node_expansions;
+    let round = route_round(tick, &ask, start, &blocked);
+    let expanded = tick.counters.node_expansions - expanded;
     let budget = u64::from(Budget::Spec.expansions(start, ask.to.tile()));
     // Walking through with no stride for K_KEEP_WALK_AFTER_TICKS, its walk's next leg open
     // ground, no way round that does not come to the goal is taken, however near it ends and
@@ -318,7 +317,7 @@ pub fn detour(world: &mut World, i: usize, route: &mut Route, at: Vec2) {
     };
     let target = route.target;
     let way = {
-        let s = stepper(world, i, route);
+        let s = stepper(tick.view(), i, route);
         short_way(&s, at, corner, |b| through || Some(b.entity) == target)
     };
     if let Some(way) = way {

@@ -22,10 +22,9 @@ pub use goal::{K_MOST_RING_TRIES, K_RINGS, K_RING_SPACING};
 
 use crate::astar::body_clear;
 use crate::astar::K_SHORT_ROUTE;
-use crate::nav::{box_of, may_end_by, route_beyond, route_for, Ask, Body};
+use crate::nav::{box_of, may_end_by, route_beyond, route_for, Ask, Body, Tick, View};
 use crate::position::{fx, fx_ratio, Distance, Fx, Vec2};
 use crate::state::{Order, Route, Unit, UnitState, TICK_MS};
-use crate::world::World;
 
 /// Within this distance of a corner, with the next in sight, a walker cuts the corner: a tile.
 pub const K_LOOK_AHEAD: Fx = fx(1);
@@ -38,10 +37,10 @@ pub const K_MOST_REPLANS: u8 = 4;
 pub const K_MOST_LEGS: u8 = 32;
 
 /// A unit's speed in tiles per second: its kind's, raised by its owner's technologies.
-pub fn speed_of(world: &World, u: &Unit) -> Fx {
-    let rules = world.rules();
+pub fn speed_of(view: View<'_>, u: &Unit) -> Fx {
+    let rules = view.rules;
     let base = rules.unit(u.kind).speed;
-    let Some(player) = world.state.players.iter().find(|p| p.id == u.owner) else {
+    let Some(player) = view.state.players.iter().find(|p| p.id == u.owner) else {
         return base;
     };
     let percent: u32 = player
@@ -64,9 +63,8 @@ pub fn speed_per_tick(speed: Fx) -> Fx {
 }
 
 /// The widest radius of any unit kind in the world's rules.
-pub fn widest(world: &World) -> Fx {
-    world
-        .rules()
+pub fn widest(view: View<'_>) -> Fx {
+    view.rules
         .units
         .iter()
         .map(|k| k.radius)
@@ -87,73 +85,73 @@ enum Outcome {
 }
 
 /// Walks every route once (tick step 6, with the pushes of `push_idle`). Same state, same walk.
-pub fn walk_all(world: &mut World) {
-    let widest = widest(world);
+pub fn walk_all(tick: &mut Tick<'_>) {
+    let widest = widest(tick.view());
     let mut nearby = Vec::new();
-    for i in 0..world.state.units.len() {
-        if world.state.units[i].hit_points == 0 {
+    for i in 0..tick.state.units.len() {
+        if tick.state.units[i].hit_points == 0 {
             continue;
         }
-        let Some(mut route) = world.state.units[i].route.take() else {
-            if world.state.units[i].pushed.is_some() {
-                push::pushed_step(world, i, widest);
+        let Some(mut route) = tick.state.units[i].route.take() else {
+            if tick.state.units[i].pushed.is_some() {
+                push::pushed_step(tick, i, widest);
             } else {
-                settle::settle(world, i, widest);
+                settle::settle(tick, i, widest);
             }
             continue;
         };
-        let outcome = walk(world, i, &mut route, widest, &mut nearby);
-        let now = world.state.tick;
+        let outcome = walk(tick.view(), i, &mut route, widest, &mut nearby);
+        let now = tick.state.tick;
         let at = match outcome {
             Outcome::Walking { at, ring } => {
-                let clear = !route.progress.through || held::clear_of_all(world, i, at);
+                let clear = !route.progress.through || held::clear_of_all(tick.view(), i, at);
                 held::note(&mut route, at, now, clear);
-                if held::due_detour(&world.state.units[i], &route, at, now) {
-                    held::detour(world, i, &mut route, at);
+                if held::due_detour(&tick.state.units[i], &route, at, now) {
+                    held::detour(tick, i, &mut route, at);
                 }
-                let u = &mut world.state.units[i];
+                let u = &mut tick.state.units[i];
                 u.ring_tries += u8::from(ring);
                 u.route = Some(route);
                 at
             }
             Outcome::Done(at) => {
-                finish(&mut world.state.units[i]);
+                finish(&mut tick.state.units[i]);
                 at
             }
             Outcome::Replan(at) => {
-                replan(world, i, route, at);
+                replan(tick, i, route, at);
                 at
             }
             Outcome::LegEnd(at) => {
-                next_leg(world, i, route, at);
+                next_leg(tick, i, route, at);
                 at
             }
         };
-        world.state.units[i].position = at;
-        world.caches.nav.survey.move_body(i, at);
-        if world.rules().push_idle {
-            push::push_ahead(world, i, widest);
+        tick.state.units[i].position = at;
+        tick.nav.survey.move_body(i, at);
+        if tick.rules.push_idle {
+            push::push_ahead(tick, i, widest);
         }
     }
 }
 
 /// The stepper for unit `i` walking `route` this tick.
-pub fn stepper<'a>(world: &'a World, i: usize, route: &Route) -> Stepper<'a> {
-    stepper_with(world, i, route, widest(world))
+pub fn stepper<'a>(view: View<'a>, i: usize, route: &Route) -> Stepper<'a> {
+    stepper_with(view, i, route, widest(view))
 }
 
 /// [`stepper`], the widest radius of any unit kind known (`widest`).
-fn stepper_with<'a>(world: &'a World, i: usize, route: &Route, widest: Fx) -> Stepper<'a> {
-    let u = &world.state.units[i];
+fn stepper_with<'a>(view: View<'a>, i: usize, route: &Route, widest: Fx) -> Stepper<'a> {
+    let u = &view.state.units[i];
     Stepper {
-        grid: world.grid(),
-        survey: &world.caches.nav.survey,
-        key: world.key_of(u),
+        grid: view.grid(),
+        survey: &view.nav.survey,
+        key: view.key_of(u),
         me: u.id,
-        radius: world.rules().radius_of(u.kind),
+        radius: view.rules.radius_of(u.kind),
         widest,
         march: apart::marching_with(u.formation, route),
-        squeeze: held::squeezes(route, world.state.tick).then(|| goal::point_of(u, route)),
+        squeeze: held::squeezes(route, view.state.tick).then(|| goal::point_of(u, route)),
         // Near its point the crowd there stops it (someone on the goal, a crowd at the goal). A
         // walk out of another body keeps apart from nobody: it sets off inside a body, and the
         // place it walks to is clear of everyone (`settle`).
@@ -172,17 +170,23 @@ fn stepper_with<'a>(world: &'a World, i: usize, route: &Route, widest: Fx) -> St
 }
 
 /// One unit's walk this tick; `nearby` is room for the bodies about it ([`apart::Nearby`]).
-fn walk(world: &World, i: usize, route: &mut Route, widest: Fx, nearby: &mut Vec<Body>) -> Outcome {
-    let u = &world.state.units[i];
-    let radius = world.rules().radius_of(u.kind);
-    let mut speed = speed_of(world, u);
+fn walk(
+    view: View<'_>,
+    i: usize,
+    route: &mut Route,
+    widest: Fx,
+    nearby: &mut Vec<Body>,
+) -> Outcome {
+    let u = &view.state.units[i];
+    let radius = view.rules.radius_of(u.kind);
+    let mut speed = speed_of(view, u);
     if let Some(cap) = route.speed_cap {
         speed = speed.min(cap);
     }
-    let mut s = stepper_with(world, i, route, widest);
+    let mut s = stepper_with(view, i, route, widest);
     let mut nearby = Some(nearby);
     // Nothing but this walker moves during its walk: its target's box is looked up once.
-    let target_box = route.target.and_then(|t| box_of(world, t));
+    let target_box = route.target.and_then(|t| box_of(view, t));
     let ends_here = |at: Vec2, route: &Route| {
         target_box.is_some_and(|b| may_end_by(at, radius, &b, route.range))
     };
@@ -244,7 +248,7 @@ fn walk(world: &World, i: usize, route: &mut Route, widest: Fx, nearby: &mut Vec
             // (a bend is no longer than the step).
             if let Some(room) = nearby.take() {
                 let reach = radius + s.survey.widest() + left * 2 + fx_ratio(1, 16);
-                s.nearby = apart::Nearby::gather(&world.caches.nav.survey, u.id, at, reach, room);
+                s.nearby = apart::Nearby::gather(&view.nav.survey, u.id, at, reach, room);
             }
             s.bend(at, to)
         } else {
@@ -289,7 +293,7 @@ fn walk(world: &World, i: usize, route: &mut Route, widest: Fx, nearby: &mut Vec
         let near_goal = goal::near_point(u, route, at);
         // Held still: this tick, or, jostled by those milling about, for a second without
         // getting on (Cohort's choice: a walker that moves a little every tick is held too).
-        let held = held || held::held_ticks(route, world.state.tick) >= held::K_HELD_STILL_TICKS;
+        let held = held || held::held_ticks(route, view.state.tick) >= held::K_HELD_STILL_TICKS;
         // Walking into a crowd at the goal: it makes for a free place round the point while one
         // is left (Cohort's choice: a group arriving in file spreads round its point rather
         // than stand in a tail behind it), else stops against those it comes to.
@@ -302,7 +306,7 @@ fn walk(world: &World, i: usize, route: &mut Route, widest: Fx, nearby: &mut Vec
             if u.ring_tries >= K_MOST_RING_TRIES {
                 return Outcome::Done(at);
             }
-            return match goal::free_place(world, &s, at, goal) {
+            return match goal::free_place(view, &s, at, goal) {
                 Some(p) => {
                     route.waypoints = vec![p];
                     route.goal = p;
@@ -318,7 +322,7 @@ fn walk(world: &World, i: usize, route: &mut Route, widest: Fx, nearby: &mut Vec
                         strode_from: old.strode_from,
                         squeeze_from: old.squeeze_from,
                         through: old.through,
-                        ..crate::state::Progress::from(world.state.tick)
+                        ..crate::state::Progress::from(view.state.tick)
                     };
                     Outcome::Walking { at, ring: true }
                 }
@@ -388,10 +392,10 @@ pub fn give_up(u: &mut Unit) {
 /// ([`route_beyond`]); a short way's (walked as far as the search got into a crowd) within it,
 /// as the crowd may have moved on. The next leg is held as long as the last was
 /// ([`held::held_on_a_new_walk`]).
-fn next_leg(world: &mut World, i: usize, old: Route, at: Vec2) {
-    let id = world.state.units[i].id;
+fn next_leg(tick: &mut Tick<'_>, i: usize, old: Route, at: Vec2) {
+    let id = tick.state.units[i].id;
     if old.legs >= K_MOST_LEGS {
-        finish(&mut world.state.units[i]);
+        finish(&mut tick.state.units[i]);
         return;
     }
     let ask = Ask {
@@ -401,12 +405,12 @@ fn next_leg(world: &mut World, i: usize, old: Route, at: Vec2) {
         target: None,
         range: old.range,
     };
-    world.counters.replans += 1;
+    tick.counters.replans += 1;
     let long = at.chebyshev(old.goal) >= Fx::from_num(K_SHORT_ROUTE);
     let next = if long {
-        route_beyond(world, &ask)
+        route_beyond(tick, &ask)
     } else {
-        route_for(world, &ask)
+        route_for(tick, &ask)
     };
     match next {
         Some(mut r) => {
@@ -417,18 +421,18 @@ fn next_leg(world: &mut World, i: usize, old: Route, at: Vec2) {
             // the walker was held is no headway, and a walker held at a corridor's mouth had
             // its squeeze begun afresh with every such leg.
             r.progress = held::held_on_a_new_walk(&old.progress, &r, at);
-            world.state.units[i].route = Some(r);
+            tick.state.units[i].route = Some(r);
         }
-        None => finish(&mut world.state.units[i]),
+        None => finish(&mut tick.state.units[i]),
     }
 }
 
 /// Ground closed across the walk: plan again from where the unit stands, up to
 /// [`K_MOST_REPLANS`] times an order; then the order is given up.
-fn replan(world: &mut World, i: usize, old: Route, at: Vec2) {
-    let id = world.state.units[i].id;
+fn replan(tick: &mut Tick<'_>, i: usize, old: Route, at: Vec2) {
+    let id = tick.state.units[i].id;
     if old.replans >= K_MOST_REPLANS {
-        give_up(&mut world.state.units[i]);
+        give_up(&mut tick.state.units[i]);
         return;
     }
     let ask = Ask {
@@ -438,14 +442,14 @@ fn replan(world: &mut World, i: usize, old: Route, at: Vec2) {
         target: old.target,
         range: old.range,
     };
-    world.counters.replans += 1;
-    match route_for(world, &ask) {
+    tick.counters.replans += 1;
+    match route_for(tick, &ask) {
         Some(mut r) => {
             r.replans = old.replans + 1;
             r.legs = old.legs;
             r.speed_cap = old.speed_cap;
-            world.state.units[i].route = Some(r);
+            tick.state.units[i].route = Some(r);
         }
-        None => give_up(&mut world.state.units[i]),
+        None => give_up(&mut tick.state.units[i]),
     }
 }

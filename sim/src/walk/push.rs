@@ -7,9 +7,9 @@
 
 use super::apart::Stepper;
 use crate::id::find;
+use crate::nav::Tick;
 use crate::position::{fx, fx_ratio, squared, Fx, Vec2};
 use crate::state::{Order, Push};
-use crate::world::World;
 
 /// The cosine of the push cone's half-angle, 60°: a body ahead within it is pushed.
 pub const K_PUSH_CONE_COS: Fx = fx_ratio(1, 2);
@@ -17,18 +17,18 @@ pub const K_PUSH_CONE_COS: Fx = fx_ratio(1, 2);
 pub const K_PUSH_REACH: Fx = fx(2);
 
 /// Mover `i` (which just stepped) pushes the idle friends touching it in its cone ahead.
-pub fn push_ahead(world: &mut World, i: usize, widest: Fx) {
-    let u = &world.state.units[i];
+pub fn push_ahead(tick: &mut Tick<'_>, i: usize, widest: Fx) {
+    let u = &tick.state.units[i];
     let step = u.position - u.previous_position;
     if step == Vec2::ZERO {
         return;
     }
     let (me, owner, at) = (u.id, u.owner, u.position);
-    let radius = world.rules().radius_of(u.kind);
+    let radius = tick.rules.radius_of(u.kind);
     let len = step.length();
     let mut pushes = Vec::new();
-    for b in world.caches.nav.survey.near(at, radius + widest) {
-        if b.entity == me || b.moving || !world.allied(owner, b.owner) {
+    for b in tick.nav.survey.near(at, radius + widest) {
+        if b.entity == me || b.moving || !tick.state.allied(owner, b.owner) {
             continue;
         }
         let to_b = b.middle - at;
@@ -48,7 +48,7 @@ pub fn push_ahead(world: &mut World, i: usize, widest: Fx) {
         pushes.push((b.entity, side.with_length(len)));
     }
     for (id, nudge) in pushes {
-        if let Some(v) = world.unit_mut(id) {
+        if let Some(v) = tick.state.unit_mut(id) {
             if v.order == Order::Idle && v.route.is_none() {
                 v.pushed = Some(Push { by: me, nudge });
             }
@@ -58,15 +58,15 @@ pub fn push_ahead(world: &mut World, i: usize, widest: Fx) {
 
 /// A pushed unit `i` steps aside by its nudge, onto open ground only, and pushes on in turn;
 /// the push ends once the pusher has passed or stopped.
-pub fn pushed_step(world: &mut World, i: usize, widest: Fx) {
-    let Some(push) = world.state.units[i].pushed else {
+pub fn pushed_step(tick: &mut Tick<'_>, i: usize, widest: Fx) {
+    let Some(push) = tick.state.units[i].pushed else {
         return;
     };
-    let u = &world.state.units[i];
-    let radius = world.rules().radius_of(u.kind);
-    let pusher = find(&world.state.units, push.by, |p| p.id).map(|k| &world.state.units[k]);
+    let u = &tick.state.units[i];
+    let radius = tick.rules.radius_of(u.kind);
+    let pusher = find(&tick.state.units, push.by, |p| p.id).map(|k| &tick.state.units[k]);
     let going = pusher.is_some_and(|p| {
-        let pr = world.rules().radius_of(p.kind);
+        let pr = tick.rules.radius_of(p.kind);
         let moving = p.route.is_some() || p.pushed.is_some();
         let reach = i128::from(((radius + pr) * K_PUSH_REACH).to_bits());
         moving
@@ -74,13 +74,13 @@ pub fn pushed_step(world: &mut World, i: usize, widest: Fx) {
             && squared(p.position - u.position) <= reach * reach
     });
     if !going || u.order != Order::Idle || u.route.is_some() {
-        world.state.units[i].pushed = None;
+        tick.state.units[i].pushed = None;
         return;
     }
     let s = Stepper {
-        grid: world.grid(),
-        survey: &world.caches.nav.survey,
-        key: world.key_of(u),
+        grid: tick.grid(),
+        survey: &tick.nav.survey,
+        key: tick.key_of(u),
         me: u.id,
         radius,
         widest,
@@ -91,10 +91,10 @@ pub fn pushed_step(world: &mut World, i: usize, widest: Fx) {
     };
     let to = u.position + push.nudge;
     if !s.open_step(u.position, to) || !s.body_open(u.position, to) {
-        world.state.units[i].pushed = None;
+        tick.state.units[i].pushed = None;
         return;
     }
-    world.state.units[i].position = to;
-    world.caches.nav.survey.move_body(i, to);
-    push_ahead(world, i, widest);
+    tick.state.units[i].position = to;
+    tick.nav.survey.move_body(i, to);
+    push_ahead(tick, i, widest);
 }

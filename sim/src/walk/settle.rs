@@ -18,11 +18,10 @@
 use super::apart::{Stepper, Through};
 use crate::astar::body_clear;
 use crate::id::EntityId;
-use crate::nav::{box_of, reach_gap};
+use crate::nav::{box_of, reach_gap, Tick, View};
 use crate::nav::{find_standing_spot, region_here, spot::stands_in, Approach, Spot};
 use crate::position::{squared, Bounds, Fx, Vec2};
 use crate::state::{Order, Progress, Route, Unit};
-use crate::world::World;
 
 /// A unit standing still looks whether it stands inside another body once in this many ticks.
 pub const K_SETTLE_EVERY_TICKS: u64 = 16;
@@ -46,9 +45,9 @@ fn work_target(u: &Unit) -> Option<EntityId> {
 }
 
 /// Unit `i` standing inside a standing body is given a walk to the nearest free place.
-pub fn settle(world: &mut World, i: usize, widest: Fx) {
-    let now = world.state.tick;
-    let u = &world.state.units[i];
+pub fn settle(tick: &mut Tick<'_>, i: usize, widest: Fx) {
+    let now = tick.state.tick;
+    let u = &tick.state.units[i];
     if u.order == Order::Hold
         || u.route.is_some()
         || u.pushed.is_some()
@@ -56,11 +55,11 @@ pub fn settle(world: &mut World, i: usize, widest: Fx) {
     {
         return;
     }
-    let radius = world.rules().radius_of(u.kind);
-    let key = world.key_of(u);
+    let radius = tick.rules.radius_of(u.kind);
+    let key = tick.key_of(u);
     let s = Stepper {
-        grid: world.grid(),
-        survey: &world.caches.nav.survey,
+        grid: tick.grid(),
+        survey: &tick.nav.survey,
         key,
         me: u.id,
         radius,
@@ -91,21 +90,24 @@ pub fn settle(world: &mut World, i: usize, widest: Fx) {
     // follower in a crowd round its friend walked back in, was held, walked through and settled
     // out again, by turns, for 12 s).
     let follows = matches!(u.order, Order::Follow { .. });
-    let work = work_target(u).and_then(|t| box_of(world, t));
+    let work = work_target(u).and_then(|t| box_of(tick.view(), t));
     let gap = |p: Vec2| work.map(|b| reach_gap(&Bounds::around(p, radius), &b));
     let slack = if follows { Fx::ZERO } else { K_SETTLE_SLACK };
     let most_gap = gap(at).map(|g| g + slack);
     let near = |p: Vec2| gap(p).zip(most_gap).is_none_or(|(g, most)| g <= most);
     let here = Bounds::around(at, Fx::ZERO);
-    let place = free_place(world, &s, at, here, at + away, K_SETTLE_RINGS, near).or_else(|| {
-        if follows {
-            free_place(world, &s, at, here, at + away, K_SETTLE_RINGS, |_| true)
-        } else {
-            None
-        }
-    });
+    let place =
+        free_place(tick.view(), &s, at, here, at + away, K_SETTLE_RINGS, near).or_else(|| {
+            if follows {
+                free_place(tick.view(), &s, at, here, at + away, K_SETTLE_RINGS, |_| {
+                    true
+                })
+            } else {
+                None
+            }
+        });
     if let Some(p) = place {
-        walk_to_place(&mut world.state.units[i], p, now);
+        walk_to_place(&mut tick.state.units[i], p, now);
     }
 }
 
@@ -118,20 +120,20 @@ pub const K_STEP_OFF_RINGS: usize = 32;
 /// `clear` beyond its edge, as a settle walk, keeping apart from the places in `taken` (where
 /// others already walk to settle) as from any body. Whether it got one.
 pub fn step_off(
-    world: &mut World,
+    tick: &mut Tick<'_>,
     i: usize,
     ground: Bounds,
     clear: Fx,
     widest: Fx,
     taken: &[Vec2],
 ) -> bool {
-    let u = &world.state.units[i];
+    let u = &tick.state.units[i];
     let s = Stepper {
-        grid: world.grid(),
-        survey: &world.caches.nav.survey,
-        key: world.key_of(u),
+        grid: tick.grid(),
+        survey: &tick.nav.survey,
+        key: tick.key_of(u),
         me: u.id,
-        radius: world.rules().radius_of(u.kind),
+        radius: tick.rules.radius_of(u.kind),
         widest,
         march: None,
         squeeze: None,
@@ -142,7 +144,7 @@ pub fn step_off(
     let apart = i128::from(((s.radius + widest) * super::K_KEEP_APART).to_bits());
     let unclaimed = |p: Vec2| taken.iter().all(|&t| squared(p - t) >= apart * apart);
     let Some(p) = free_place(
-        world,
+        tick.view(),
         &s,
         u.position,
         ground,
@@ -152,7 +154,7 @@ pub fn step_off(
     ) else {
         return false;
     };
-    walk_to_place(&mut world.state.units[i], p, world.state.tick);
+    walk_to_place(&mut tick.state.units[i], p, tick.state.tick);
     true
 }
 
@@ -161,7 +163,7 @@ pub fn step_off(
 /// `rings`: its body stands on open ground of its region there, walks straight there (`body_clear`),
 /// stands no nearer a body than keeping apart allows, and `fits`.
 fn free_place(
-    world: &World,
+    view: View<'_>,
     s: &Stepper,
     at: Vec2,
     ground: Bounds,
@@ -170,11 +172,11 @@ fn free_place(
     fits: impl Fn(Vec2) -> bool,
 ) -> Option<Vec2> {
     let (radius, key, widest) = (s.radius, s.key, s.widest);
-    let region = region_here(&world.caches.regions, world.grid(), key, at.tile());
+    let region = region_here(view.regions, view.grid(), key, at.tile());
     let free = |p: Vec2| {
         fits(p)
-            && stands_in(world, key, region, p, radius)
-            && body_clear(world.grid(), key, at, p, radius)
+            && stands_in(view, key, region, p, radius)
+            && body_clear(view.grid(), key, at, p, radius)
             && s.survey
                 .near(p, radius + widest)
                 .all(|b| b.entity == s.me || squared(p - b.middle) >= s.allowance_sq(b))

@@ -11,13 +11,14 @@ mod snapshot;
 
 pub use crate::id::{find, EntityId, PlayerId};
 pub use crate::state::{
-    friends_of, Building, Counters, PlaceError, Formation, Order, Player, PlayerStatus, Progress, Push,
-    Resource, Rng, Route, State, Unit, UnitState, TICK_MS,
+    friends_of, Building, Counters, Formation, Order, PlaceError, Player, PlayerStatus, Progress,
+    Push, Resource, Rng, Route, State, Unit, UnitState, TICK_MS,
 };
 pub use snapshot::{Snapshot, SnapshotError};
 
 use crate::command::PlayerCommand;
 use crate::grid::{Footprint, Grid, Keyed, PlayerMask, Regions};
+use crate::nav::{Tick, View};
 use crate::position::{Tile, Vec2};
 use crate::ruleset::{BuildingKindId, ResourceKindId, Ruleset, UnitKindId};
 use std::sync::Arc;
@@ -89,9 +90,30 @@ impl World {
 
     /// Files the survey of who stands where, as the tick's second step does.
     pub fn file_survey(&mut self) {
-        let mut survey = std::mem::take(&mut self.caches.nav.survey);
-        survey.file(self);
-        self.caches.nav.survey = survey;
+        crate::tick::file_survey(&mut self.parts());
+    }
+
+    /// The parts a step of the tick reads: the rules, the state and the caches derived from it.
+    pub fn view(&self) -> View<'_> {
+        View {
+            rules: &self.rules,
+            state: &self.state,
+            regions: &self.caches.regions,
+            nav: &self.caches.nav,
+        }
+    }
+
+    /// The parts a step of the tick changes, for the tick itself and for tests and tools that
+    /// call one of its functions directly (a route asked for, a scene's survey filed).
+    pub fn parts(&mut self) -> Tick<'_> {
+        Tick {
+            rules: &self.rules,
+            state: &mut self.state,
+            regions: &mut self.caches.regions,
+            search: &mut self.caches.search,
+            nav: &mut self.caches.nav,
+            counters: &mut self.counters,
+        }
     }
 
     pub fn rules(&self) -> &Ruleset {
@@ -112,8 +134,7 @@ impl World {
 
     /// Refreshes the caches that depend on the grid's revisions (tick step 1).
     pub fn prepare(&mut self) {
-        self.caches.regions.prepare(&self.state.grid);
-        self.caches.search.landmarks.prepare(&self.state.grid);
+        crate::tick::prepare(&mut self.parts());
     }
 
     /// The players allied with `player`, itself included.
@@ -221,7 +242,7 @@ impl World {
     /// Runs one tick, carrying out `commands` at its orders step. Same state and commands, same
     /// result on every machine.
     pub fn step(&mut self, commands: &[PlayerCommand]) {
-        crate::tick::step(self, commands);
+        crate::tick::step(&mut self.parts(), commands);
     }
 
     /// Runs a network turn: `commands` at its first tick, then `ticks - 1` more.

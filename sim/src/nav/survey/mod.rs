@@ -10,8 +10,8 @@ mod tests;
 
 use crate::grid::{Grid, PlayerMask};
 use crate::id::{EntityId, PlayerId};
+use crate::nav::View;
 use crate::position::{fx_ratio, Fx, Tile, Vec2};
-use crate::world::World;
 pub use near::Near;
 
 /// One unit's body as filed at the start of the tick.
@@ -166,14 +166,14 @@ impl Survey {
     /// knight on a 480 × 480 map spent its tick clearing and summing 230,400 tile counts): units
     /// are visited in id order, so each tile's run is in entity order, and `starts` says where
     /// each tile's run begins.
-    pub fn file(&mut self, world: &World) {
-        let grid: &Grid = world.grid();
-        let rules = world.rules();
+    pub fn file(&mut self, view: View<'_>) {
+        let grid: &Grid = view.grid();
+        let rules = view.rules;
         self.width = grid.width();
         self.height = grid.height();
         self.tile_of.clear();
         let (mut lo, mut hi) = (Tile::new(i32::MAX, i32::MAX), Tile::new(i32::MIN, i32::MIN));
-        for u in &world.state.units {
+        for u in &view.state.units {
             let t = u.position.tile();
             let t = Tile::new(t.x.clamp(0, self.width - 1), t.y.clamp(0, self.height - 1));
             (lo.x, lo.y, hi.x, hi.y) = (lo.x.min(t.x), lo.y.min(t.y), hi.x.max(t.x), hi.y.max(t.y));
@@ -202,7 +202,7 @@ impl Survey {
         self.owners.clear();
         self.owners
             .resize((self.patched.across * self.patched.down) as usize, 0);
-        for (i, u) in world.state.units.iter().enumerate() {
+        for (i, u) in view.state.units.iter().enumerate() {
             let t = self.tile_of[i];
             let patch = self.patched.index(t.x / K_OWNER_PATCH, t.y / K_OWNER_PATCH);
             let bit = match PlayerMask::of(u.owner) {
@@ -213,16 +213,16 @@ impl Survey {
         }
         let mut next = self.starts.clone();
         self.bodies.clear();
-        self.bodies.resize(world.state.units.len(), Body::default());
+        self.bodies.resize(view.state.units.len(), Body::default());
         self.slots.clear();
-        self.slots.resize(world.state.units.len(), 0);
+        self.slots.resize(view.state.units.len(), 0);
         self.owner_keys.clear();
-        self.owner_keys.resize(world.state.units.len(), 0);
+        self.owner_keys.resize(view.state.units.len(), 0);
         let patches = self.owners.len();
         self.members.clear();
         self.spill = Fx::ZERO;
         self.widest = Fx::ZERO;
-        for (i, u) in world.state.units.iter().enumerate() {
+        for (i, u) in view.state.units.iter().enumerate() {
             let Tile { x, y } = self.tile_of[i];
             let tile = (y * self.width + x) as u32;
             let at = self.filed.index(x, y);

@@ -4,6 +4,7 @@ use super::*;
 use crate::position::fx;
 use crate::ruleset::Ruleset;
 use crate::state::Player;
+use crate::world::World;
 use std::sync::Arc;
 
 /// A `width` × `height` world of grass with `players` (ids 0 up, each its own team) and a
@@ -30,7 +31,7 @@ fn militia_world(
 fn owners_are_filed_by_patch() {
     let (w, _) = militia_world(40, 20, 3, &[(0, 2, 2), (1, 20, 3), (2, 39, 19)]);
     let mut s = Survey::default();
-    s.file(&w);
+    s.file(w.view());
     let t = Tile::new;
     assert_eq!(s.owners_in(t(0, 0), t(7, 7)), PlayerMask::of(0));
     assert_eq!(s.owners_in(t(0, 0), t(15, 7)), PlayerMask::of(0));
@@ -58,7 +59,7 @@ fn a_body_walked_during_the_tick_is_moved_in_its_owners_filing_too() {
     let (w, ids) = militia_world(40, 20, 2, &[(0, 2, 2), (1, 3, 3)]);
     let walker = ids[1];
     let mut s = Survey::default();
-    s.file(&w);
+    s.file(w.view());
     let to = Vec2::new(fx_ratio(13, 4), fx(3));
     s.move_body(1, to);
     let filed: Vec<(EntityId, Vec2)> = s
@@ -76,7 +77,7 @@ fn only_the_box_bodies_stand_in_is_filed() {
     let (w, ids) = militia_world(100, 90, 2, &[(0, 41, 50), (1, 57, 52), (1, 41, 50)]);
     let (a, b, c) = (ids[0], ids[1], ids[2]);
     let mut s = Survey::default();
-    s.file(&w);
+    s.file(w.view());
     let t = Tile::new;
     let everyone: Vec<EntityId> = s.in_tiles(t(0, 0), t(99, 89)).map(|x| x.entity).collect();
     assert_eq!(everyone, vec![a, c, b], "by tile, then entity");
@@ -100,7 +101,7 @@ fn only_the_box_bodies_stand_in_is_filed() {
     assert_eq!(owned(1, 0, 0), 0);
     assert_eq!(owned(1, 12, 11), 0);
     let (nobody, _) = militia_world(30, 30, 0, &[]);
-    s.file(&nobody);
+    s.file(nobody.view());
     assert_eq!(s.in_tiles(t(0, 0), t(29, 29)).count(), 0);
     assert!(s.on_tile(0).is_empty());
     assert_eq!(s.owners_in(t(0, 0), t(29, 29)), PlayerMask::NONE);
@@ -118,7 +119,7 @@ fn near_finds_every_body_within_reach_and_no_other() {
     at.extend([(0, 0, 0), (0, 22, 16), (0, 5, 5)]);
     let (w, _) = militia_world(23, 17, 1, &at);
     let mut s = Survey::default();
-    s.file(&w);
+    s.file(w.view());
     for k in 0..200i64 {
         let p = Vec2::new(
             fx_ratio(k * 37 % 260 - 15, 10),

@@ -4,9 +4,9 @@
 
 use super::*;
 use crate::id::EntityId;
-use crate::nav::chase::K_WAITING_RINGS;
 use crate::nav::spot::{stands_in, K_ROUNDING};
 use crate::nav::survey::Body;
+use crate::nav::{chase::K_WAITING_RINGS, Tick, View};
 use crate::nav::{find_standing_spot, region_here, route_for, Approach, Ask, Spot};
 use crate::nav::{in_range, K_INSIDE};
 use crate::position::{squared, Bounds, Fx, Vec2};
@@ -15,15 +15,16 @@ use crate::tick::patch::{part_beside, patch_of};
 use crate::walk::apart::K_KEEP_APART;
 use crate::walk::give_up;
 use crate::walk::held::{held_on_a_new_walk, held_ticks};
-use crate::world::World;
 
 /// The ground a worker approaches and what it is made of: a resource's patch
 /// ([`patch_of`]: a whole mine), or a building's footprint.
-pub(super) fn ground_of(world: &World, id: EntityId) -> Option<(Bounds, Vec<EntityId>)> {
-    if world.resource(id).is_some() {
-        return patch_of(world, id);
+pub(super) fn ground_of(view: View<'_>, id: EntityId) -> Option<(Bounds, Vec<EntityId>)> {
+    if view.state.resource(id).is_some() {
+        return patch_of(view, id);
     }
-    world.building(id).map(|b| (b.footprint.bounds(), vec![id]))
+    view.state
+        .building(id)
+        .map(|b| (b.footprint.bounds(), vec![id]))
 }
 
 /// Sends unit `i` to a standing spot at `target`'s ground (its crew mates' spots taken: pass
@@ -32,49 +33,49 @@ pub(super) fn ground_of(world: &World, id: EntityId) -> Option<(Bounds, Vec<Enti
 /// has a spot free ([`free_neighbour`]): a crew goes there. At a patch it gathers from the part
 /// beside its spot. Gives up when the ground is blocked all round.
 pub(super) fn approach(
-    world: &mut World,
+    tick: &mut Tick<'_>,
     crews: &mut Crews,
     i: usize,
     target: EntityId,
     crew: bool,
 ) {
-    let u = &world.state.units[i];
-    let radius = world.rules().radius_of(u.kind);
+    let u = &tick.state.units[i];
+    let radius = tick.rules.radius_of(u.kind);
     let waiting = u.route.is_none()
         && u.work_spot
             .is_some_and(|w| u.position.chebyshev(w) <= radius);
-    if waiting && !(world.state.tick.wrapping_add(u.id.0)).is_multiple_of(K_WAIT_ASK_TICKS) {
+    if waiting && !(tick.state.tick.wrapping_add(u.id.0)).is_multiple_of(K_WAIT_ASK_TICKS) {
         return;
     }
-    approach_once(world, crews, i, target, crew, true);
+    approach_once(tick, crews, i, target, crew, true);
 }
 
 /// [`approach`], trying the resources near by for a free spot only when `neighbours` is set (once
 /// an approach, so two resources each saying the other has room cannot send a worker to and fro).
 pub(super) fn approach_once(
-    world: &mut World,
+    tick: &mut Tick<'_>,
     crews: &mut Crews,
     i: usize,
     target: EntityId,
     crew: bool,
     neighbours: bool,
 ) {
-    let Some((ground, parts)) = crews.ground_of(world, target) else {
-        give_up(&mut world.state.units[i]);
+    let Some((ground, parts)) = crews.ground_of(tick.view(), target) else {
+        give_up(&mut tick.state.units[i]);
         return;
     };
-    let u = &world.state.units[i];
-    let radius = world.rules().radius_of(u.kind);
+    let u = &tick.state.units[i];
+    let radius = tick.rules.radius_of(u.kind);
     // At a drop site nobody keeps a spot, but where bodies stand still is taken there too.
     let mut taken = Vec::new();
     if crew {
-        taken_at(world, crews, i, ground, &parts, radius, &mut taken);
+        taken_at(tick.view(), crews, i, ground, &parts, radius, &mut taken);
     } else {
-        standing_round(world, i, ground, radius, &mut taken);
+        standing_round(tick.view(), i, ground, radius, &mut taken);
     }
     let taken = &taken[..];
-    let key = world.key_of(u);
-    let region = region_here(&world.caches.regions, world.grid(), key, u.position.tile());
+    let key = tick.key_of(u);
+    let region = region_here(tick.regions, tick.grid(), key, u.position.tile());
     let (id, at) = (u.id, u.position);
     let mut outside = radius - K_INSIDE;
     let mut wait = false;
@@ -88,7 +89,7 @@ pub(super) fn approach_once(
             taken,
             own_face_only: false,
         };
-        let stands = |p: Vec2| stands_in(world, key, region, p, radius);
+        let stands = |p: Vec2| stands_in(tick.view(), key, region, p, radius);
         match find_standing_spot(&ask, stands) {
             Spot::Found(p) => {
                 spot = Some(p);
@@ -97,11 +98,12 @@ pub(super) fn approach_once(
             Spot::Full if !wait => {
                 // Another resource of the kind near by has a spot free: work there (Cohort's
                 // choice, as AoE II's villagers do: one tree of a wood line has room for two).
-                let free = (crew && neighbours).then(|| free_neighbour(world, crews, i, target));
+                let free =
+                    (crew && neighbours).then(|| free_neighbour(tick.view(), crews, i, target));
                 if let Some(next) = free.flatten() {
-                    world.state.units[i].order = Order::Gather { target: next };
+                    tick.state.units[i].order = Order::Gather { target: next };
                     crews.join(next, i);
-                    approach_once(world, crews, i, next, crew, false);
+                    approach_once(tick, crews, i, next, crew, false);
                     return;
                 }
                 // A spot will come free: wait a body's width further out.
@@ -114,18 +116,18 @@ pub(super) fn approach_once(
         }
     }
     let Some(p) = spot else {
-        give_up(&mut world.state.units[i]);
+        give_up(&mut tick.state.units[i]);
         return;
     };
     if wait && at.chebyshev(p) <= radius {
         // Already waiting there.
-        world.state.units[i].work_spot = Some(p);
+        tick.state.units[i].work_spot = Some(p);
         return;
     }
-    let target = match world.state.units[i].order {
+    let target = match tick.state.units[i].order {
         Order::Gather { .. } if !wait && parts.len() > 1 => {
-            let part = part_beside(world, &parts, p).unwrap_or(target);
-            world.state.units[i].order = Order::Gather { target: part };
+            let part = part_beside(tick.view(), &parts, p).unwrap_or(target);
+            tick.state.units[i].order = Order::Gather { target: part };
             crews.join(part, i);
             part
         }
@@ -138,8 +140,8 @@ pub(super) fn approach_once(
         target: (!wait).then_some(target),
         range: K_AT_THE_SPOT,
     };
-    let route = route_for(world, &ask);
-    let u = &mut world.state.units[i];
+    let route = route_for(tick, &ask);
+    let u = &mut tick.state.units[i];
     u.work_spot = Some(p);
     match route {
         Some(r) => u.route = Some(r),
@@ -151,7 +153,7 @@ pub(super) fn approach_once(
 /// The spots at `ground` (made of `parts`) spoken for when unit `i` asks for one: its crew mates'
 /// and every body standing still round it, into `taken` (cleared first).
 pub(super) fn taken_at(
-    world: &World,
+    view: View<'_>,
     crews: &Crews,
     i: usize,
     ground: Bounds,
@@ -160,8 +162,8 @@ pub(super) fn taken_at(
     taken: &mut Vec<Vec2>,
 ) {
     taken.clear();
-    crews.spots(world, i, parts, taken);
-    standing_round(world, i, ground, radius, taken);
+    crews.spots(view, i, parts, taken);
+    standing_round(view, i, ground, radius, taken);
 }
 
 /// Where bodies other than unit `i`'s stand still round `ground`, as far out as its waiting rings
@@ -169,19 +171,17 @@ pub(super) fn taken_at(
 /// only, so a worker at the next tree of a wood line, or one gathering where its crew's ground
 /// changed under it, had a crew mate sent into its body). Added to `out`.
 pub(super) fn standing_round(
-    world: &World,
+    view: View<'_>,
     i: usize,
     ground: Bounds,
     radius: Fx,
     out: &mut Vec<Vec2>,
 ) {
-    let me = world.state.units[i].id;
+    let me = view.state.units[i].id;
     let rings = Fx::from_num(K_WAITING_RINGS + 2);
     let round = ground.widened(radius * 2 * rings);
     out.extend(
-        world
-            .caches
-            .nav
+        view.nav
             .survey
             .in_tiles(round.min.tile(), round.max.tile())
             .filter(|b| b.entity != me && !b.moving)
@@ -201,22 +201,22 @@ pub(super) fn standing_round(
 /// the spec's stable answer for every walk that gets on. A spot whose ground has closed since it
 /// was chosen (a foundation laid over it) is asked for again the same way (a miner stepping off a
 /// mining camp laid over its spot walked back at that spot for good: `camp_laid_over_miners`).
-pub(super) fn spot_taken_on_the_way(world: &mut World, i: usize) -> Option<Progress> {
-    let u = &world.state.units[i];
+pub(super) fn spot_taken_on_the_way(tick: &mut Tick<'_>, i: usize) -> Option<Progress> {
+    let u = &tick.state.units[i];
     let (Some(route), Some(spot)) = (&u.route, u.work_spot) else {
         return None;
     };
-    let held = held_ticks(route, world.state.tick);
+    let held = held_ticks(route, tick.state.tick);
     if held < K_SPOT_TAKEN_AFTER_TICKS || !held.is_multiple_of(K_SPOT_TAKEN_AFTER_TICKS) {
         return None;
     }
-    let radius = world.rules().radius_of(u.kind);
+    let radius = tick.rules.radius_of(u.kind);
     let room = radius * 2;
     let me = u.id;
     // The widest body of the ruleset (a ship, a trebuchet) keeps further apart than a worker's
     // width.
-    let widest = world
-        .rules()
+    let widest = tick
+        .rules
         .units
         .iter()
         .map(|k| k.radius)
@@ -227,34 +227,33 @@ pub(super) fn spot_taken_on_the_way(world: &mut World, i: usize) -> Option<Progr
         let apart = i128::from(((radius + b.radius) * K_KEEP_APART).to_bits());
         b.middle.chebyshev(spot) < room - K_ROUNDING || squared(b.middle - spot) < apart * apart
     };
-    let taken = world
-        .caches
+    let taken = tick
         .nav
         .survey
         .near(spot, reach)
         .any(|b| b.entity != me && !b.moving && on_spot(b));
     // A spot whose ground has closed since (a foundation laid over it) is taken too.
-    let key = world.key_of(u);
-    let region = region_here(&world.caches.regions, world.grid(), key, u.position.tile());
-    if !taken && stands_in(world, key, region, spot, radius) {
+    let key = tick.key_of(u);
+    let region = region_here(tick.regions, tick.grid(), key, u.position.tile());
+    if !taken && stands_in(tick.view(), key, region, spot, radius) {
         return None;
     }
-    world.state.units[i].route.take().map(|r| r.progress)
+    tick.state.units[i].route.take().map(|r| r.progress)
 }
 
 /// The walk unit `i` was just given to a new spot is held as long as the one whose spot was
 /// taken (`held`), so asking again never starts a held worker's detour, squeeze and walk
 /// through over.
-pub(super) fn held_as_long(world: &mut World, i: usize, held: Option<Progress>) {
-    let u = &mut world.state.units[i];
+pub(super) fn held_as_long(tick: &mut Tick<'_>, i: usize, held: Option<Progress>) {
+    let u = &mut tick.state.units[i];
     if let (Some(old), Some(route)) = (held, u.route.as_mut()) {
         route.progress = held_on_a_new_walk(&old, route, u.position);
     }
 }
 
 /// Whether unit `i` stands at its work: its body within reach of `target`'s box.
-pub(super) fn at_work(world: &World, i: usize, target: EntityId) -> bool {
-    let u = &world.state.units[i];
-    let radius = world.rules().radius_of(u.kind);
-    in_range(world, u.position, radius, target, K_INSIDE)
+pub(super) fn at_work(view: View<'_>, i: usize, target: EntityId) -> bool {
+    let u = &view.state.units[i];
+    let radius = view.rules.radius_of(u.kind);
+    in_range(view, u.position, radius, target, K_INSIDE)
 }

@@ -4,50 +4,49 @@
 use super::*;
 use crate::grid::Keyed;
 use crate::id::{find, EntityId};
-use crate::nav::spot::stands_in;
 use crate::nav::K_INSIDE;
 use crate::nav::{find_standing_spot, region_here, Approach, Spot};
+use crate::nav::{spot::stands_in, Tick, View};
 use crate::position::{fx, Fx, Tile};
 use crate::ruleset::Good;
 use crate::state::{Order, UnitState, TICK_MS};
 use crate::walk::give_up;
-use crate::world::World;
 
-pub(super) fn gather(world: &mut World, crews: &mut Crews, i: usize, target: EntityId) {
-    let u = &world.state.units[i];
-    let kind = &world.rules().unit(u.kind);
+pub(super) fn gather(tick: &mut Tick<'_>, crews: &mut Crews, i: usize, target: EntityId) {
+    let u = &tick.state.units[i];
+    let kind = &tick.rules.unit(u.kind);
     let capacity = kind.carry.max(1);
     let carried = u.carrying.map(|(_, n)| n).unwrap_or(0);
-    let resource = world.resource(target).cloned();
+    let resource = tick.state.resource(target).cloned();
     if carried >= capacity || (resource.is_none() && carried > 0) {
-        carry_to_drop(world, crews, i);
+        carry_to_drop(tick, crews, i);
         return;
     }
     let Some(resource) = resource else {
-        give_up(&mut world.state.units[i]);
+        give_up(&mut tick.state.units[i]);
         return;
     };
     let mut held = None;
-    if world.state.units[i].route.is_some() {
-        held = if world.state.units[i].work_spot.is_none() {
+    if tick.state.units[i].route.is_some() {
+        held = if tick.state.units[i].work_spot.is_none() {
             // Its resource ran out while it walked there ([`ran_out`]): it asks for a spot at
             // the next, held as long as before.
-            world.state.units[i].route.take().map(|r| r.progress)
+            tick.state.units[i].route.take().map(|r| r.progress)
         } else {
-            spot_taken_on_the_way(world, i)
+            spot_taken_on_the_way(tick, i)
         };
         if held.is_none() {
             return;
         }
     }
-    if !at_work(world, i, target) {
-        approach(world, crews, i, target, true);
-        held_as_long(world, i, held);
+    if !at_work(tick.view(), i, target) {
+        approach(tick, crews, i, target, true);
+        held_as_long(tick, i, held);
         return;
     }
-    let rk = &world.rules().resources[resource.kind as usize];
+    let rk = &tick.rules.resources[resource.kind as usize];
     let (good, rate) = (rk.gives, rk.gather_per_second);
-    let u = &mut world.state.units[i];
+    let u = &mut tick.state.units[i];
     u.state = UnitState::Gathering;
     // Where it gathers is its spot, spoken for, though it came to stand there without asking
     // (its crew moved to the next resource round it).
@@ -66,12 +65,12 @@ pub(super) fn gather(world: &mut World, crews: &mut Crews, i: usize, target: Ent
     }
     let n = u.carrying.map(|(_, n)| n).unwrap_or(0) + took;
     u.carrying = Some((good, n));
-    let Some(k) = find(&world.state.resources, target, |r| r.id) else {
+    let Some(k) = find(&tick.state.resources, target, |r| r.id) else {
         return;
     };
-    world.state.resources[k].amount -= took;
-    if world.state.resources[k].amount == 0 {
-        ran_out(world, crews, target);
+    tick.state.resources[k].amount -= took;
+    if tick.state.resources[k].amount == 0 {
+        ran_out(tick, crews, target);
     }
 }
 
@@ -83,14 +82,14 @@ pub const K_NEIGHBOURS_TRIED: usize = 16;
 /// side open to a worker on `key` (a tile four ways round it passable: inside a forest a tree
 /// has none, and the nearest sixteen of a wood line's trees would otherwise be its inner rows),
 /// nearest first (ties in id order).
-pub(super) fn neighbours(world: &World, r: &crate::state::Resource, key: Keyed) -> Vec<EntityId> {
-    let grid = world.grid();
+pub(super) fn neighbours(view: View<'_>, r: &crate::state::Resource, key: Keyed) -> Vec<EntityId> {
+    let grid = view.grid();
     let open_side = |t: Tile| {
         [(0, -1), (1, 0), (0, 1), (-1, 0)]
             .into_iter()
             .any(|(dx, dy)| grid.passable(key, t.offset(dx, dy)))
     };
-    let mut near: Vec<(i32, EntityId)> = world
+    let mut near: Vec<(i32, EntityId)> = view
         .state
         .resources
         .iter()
@@ -108,28 +107,28 @@ pub(super) fn neighbours(world: &World, r: &crate::state::Resource, key: Keyed) 
 /// The nearest resource of `target`'s kind (of the [`K_NEIGHBOURS_TRIED`] nearest) with a spot
 /// free for unit `i`, its crew's spots and the bodies standing there taken ([`taken_at`]).
 pub(super) fn free_neighbour(
-    world: &World,
+    view: View<'_>,
     crews: &mut Crews,
     i: usize,
     target: EntityId,
 ) -> Option<EntityId> {
-    let r = world.resource(target)?;
-    let u = &world.state.units[i];
-    let radius = world.rules().radius_of(u.kind);
-    let key = world.key_of(u);
-    let region = region_here(&world.caches.regions, world.grid(), key, u.position.tile());
+    let r = view.state.resource(target)?;
+    let u = &view.state.units[i];
+    let radius = view.rules.radius_of(u.kind);
+    let key = view.key_of(u);
+    let region = region_here(view.regions, view.grid(), key, u.position.tile());
     let mut taken = Vec::new();
     let tried: Vec<EntityId> = crews
-        .neighbours(world, r, key)
+        .neighbours(view, r, key)
         .iter()
         .take(K_NEIGHBOURS_TRIED)
         .copied()
         .collect();
     tried.into_iter().find(|&n| {
-        let Some((ground, parts)) = crews.ground_of(world, n) else {
+        let Some((ground, parts)) = crews.ground_of(view, n) else {
             return false;
         };
-        taken_at(world, crews, i, ground, &parts, radius, &mut taken);
+        taken_at(view, crews, i, ground, &parts, radius, &mut taken);
         let ask = Approach {
             ground,
             from: u.position,
@@ -139,7 +138,7 @@ pub(super) fn free_neighbour(
             own_face_only: false,
         };
         matches!(
-            find_standing_spot(&ask, |p| stands_in(world, key, region, p, radius)),
+            find_standing_spot(&ask, |p| stands_in(view, key, region, p, radius)),
             Spot::Found(_)
         )
     })
@@ -147,19 +146,19 @@ pub(super) fn free_neighbour(
 
 /// A resource ran out: it is removed (a felled tree frees its tile) and its crew moves on to the
 /// nearest resource of the same kind within [`K_NEXT_RESOURCE_REACH`], or carries home and stops.
-pub(super) fn ran_out(world: &mut World, crews: &mut Crews, id: EntityId) {
-    let Some(r) = world.resource(id).cloned() else {
+pub(super) fn ran_out(tick: &mut Tick<'_>, crews: &mut Crews, id: EntityId) {
+    let Some(r) = tick.state.resource(id).cloned() else {
         return;
     };
-    world.remove_resource(id);
+    tick.state.remove_resource(id);
     crews.forget();
-    let crew = world
+    let crew = tick
         .state
         .units
         .iter()
         .find(|u| u.order == (Order::Gather { target: id }));
-    let next = crew.and_then(|u| neighbours(world, &r, world.key_of(u)).first().copied());
-    for (k, u) in world.state.units.iter_mut().enumerate() {
+    let next = crew.and_then(|u| neighbours(tick.view(), &r, tick.key_of(u)).first().copied());
+    for (k, u) in tick.state.units.iter_mut().enumerate() {
         if u.order == (Order::Gather { target: id }) {
             u.work_spot = None;
             match next {
@@ -181,9 +180,9 @@ pub(super) fn ran_out(world: &mut World, crews: &mut Crews, id: EntityId) {
 /// (Cohort's choice: a carrier about as far from two drop sites, jostled in a crowd, had turned
 /// from one to the other every few ticks, each a fresh walk never held long enough to detour or
 /// squeeze, and stood 248 s), else the nearest complete drop site of its owner that takes it.
-pub(super) fn drop_for(world: &World, i: usize, good: Good) -> Option<EntityId> {
-    let u = &world.state.units[i];
-    let rules = world.rules();
+pub(super) fn drop_for(view: View<'_>, i: usize, good: Good) -> Option<EntityId> {
+    let u = &view.state.units[i];
+    let rules = view.rules;
     let takes = |b: &crate::state::Building| {
         b.owner == u.owner
             && b.complete
@@ -191,13 +190,12 @@ pub(super) fn drop_for(world: &World, i: usize, good: Good) -> Option<EntityId> 
     };
     let walking_to = u.route.as_ref().and_then(|r| r.target);
     if let Some(b) = walking_to
-        .and_then(|t| world.building(t))
+        .and_then(|t| view.state.building(t))
         .filter(|b| takes(b))
     {
         return Some(b.id);
     }
-    world
-        .state
+    view.state
         .buildings
         .iter()
         .filter(|b| takes(b))
@@ -207,37 +205,37 @@ pub(super) fn drop_for(world: &World, i: usize, good: Good) -> Option<EntityId> 
 }
 
 /// Unit `i` carries its load to the nearest drop site and drops it into its owner's stock.
-pub(super) fn carry_to_drop(world: &mut World, crews: &mut Crews, i: usize) {
-    let Some((good, n)) = world.state.units[i].carrying else {
+pub(super) fn carry_to_drop(tick: &mut Tick<'_>, crews: &mut Crews, i: usize) {
+    let Some((good, n)) = tick.state.units[i].carrying else {
         return;
     };
-    let Some(drop) = drop_for(world, i, good) else {
-        give_up(&mut world.state.units[i]);
+    let Some(drop) = drop_for(tick.view(), i, good) else {
+        give_up(&mut tick.state.units[i]);
         return;
     };
-    if at_work(world, i, drop) {
-        let owner = world.state.units[i].owner;
-        if let Some(p) = world.state.players.iter_mut().find(|p| p.id == owner) {
+    if at_work(tick.view(), i, drop) {
+        let owner = tick.state.units[i].owner;
+        if let Some(p) = tick.state.players.iter_mut().find(|p| p.id == owner) {
             p.stock[good.index()] = p.stock[good.index()].saturating_add(n);
         }
-        let u = &mut world.state.units[i];
+        let u = &mut tick.state.units[i];
         u.carrying = None;
         u.work_spot = None;
         u.route = None;
         return;
     }
-    let walking_there = world.state.units[i]
+    let walking_there = tick.state.units[i]
         .route
         .as_ref()
         .is_some_and(|r| r.target == Some(drop));
     let mut held = None;
     if walking_there {
-        held = spot_taken_on_the_way(world, i);
+        held = spot_taken_on_the_way(tick, i);
         if held.is_none() {
             return;
         }
     }
-    world.state.units[i].route = None;
-    approach(world, crews, i, drop, false);
-    held_as_long(world, i, held);
+    tick.state.units[i].route = None;
+    approach(tick, crews, i, drop, false);
+    held_as_long(tick, i, held);
 }

@@ -16,9 +16,9 @@ mod gather;
 
 use crate::grid::Keyed;
 use crate::id::EntityId;
+use crate::nav::{Tick, View};
 use crate::position::{fx, Bounds, Fx, Vec2};
 use crate::state::{Order, TICK_MS};
-use crate::world::World;
 use approach::*;
 use build::*;
 use gather::*;
@@ -45,17 +45,17 @@ pub const K_SPOT_TAKEN_AFTER_TICKS: u64 = 1000 / TICK_MS as u64;
 /// tick). 8 ticks is 128 ms: a spot that comes free is taken that much later at most.
 pub const K_WAIT_ASK_TICKS: u64 = 8;
 
-pub fn run(world: &mut World) {
-    super::foundation::run(world);
-    let mut crews = Crews::of(world);
-    for i in 0..world.state.units.len() {
-        let u = &world.state.units[i];
+pub fn run(tick: &mut Tick<'_>) {
+    super::foundation::run(tick);
+    let mut crews = Crews::of(tick.view());
+    for i in 0..tick.state.units.len() {
+        let u = &tick.state.units[i];
         if u.hit_points == 0 {
             continue;
         }
         match u.order {
-            Order::Gather { target } => gather(world, &mut crews, i, target),
-            Order::Build { target } => build(world, &mut crews, i, target),
+            Order::Gather { target } => gather(tick, &mut crews, i, target),
+            Order::Build { target } => build(tick, &mut crews, i, target),
             _ => {}
         }
     }
@@ -77,8 +77,8 @@ struct Crews {
 
 impl Crews {
     /// Every unit of the world told to gather or build.
-    fn of(world: &World) -> Crews {
-        let mut at: Vec<(EntityId, usize)> = world
+    fn of(view: View<'_>) -> Crews {
+        let mut at: Vec<(EntityId, usize)> = view
             .state
             .units
             .iter()
@@ -97,18 +97,23 @@ impl Crews {
     }
 
     /// [`ground_of`] `id`, answered once a step.
-    fn ground_of(&mut self, world: &World, id: EntityId) -> Option<(Bounds, Vec<EntityId>)> {
+    fn ground_of(&mut self, view: View<'_>, id: EntityId) -> Option<(Bounds, Vec<EntityId>)> {
         self.grounds
             .entry(id)
-            .or_insert_with(|| ground_of(world, id))
+            .or_insert_with(|| ground_of(view, id))
             .clone()
     }
 
     /// [`neighbours`] of `r` on `key`, answered once a step.
-    fn neighbours(&mut self, world: &World, r: &crate::state::Resource, key: Keyed) -> &[EntityId] {
+    fn neighbours(
+        &mut self,
+        view: View<'_>,
+        r: &crate::state::Resource,
+        key: Keyed,
+    ) -> &[EntityId] {
         self.near
             .entry((r.id, key))
-            .or_insert_with(|| neighbours(world, r, key))
+            .or_insert_with(|| neighbours(view, r, key))
     }
 
     /// The resources or the ground changed: what was answered may not hold.
@@ -126,7 +131,7 @@ impl Crews {
 
     /// Where the crew mates of unit `i` at any of `parts` stand, are headed or wait, in id order,
     /// added to `out`.
-    fn spots(&self, world: &World, i: usize, parts: &[EntityId], out: &mut Vec<Vec2>) {
+    fn spots(&self, view: View<'_>, i: usize, parts: &[EntityId], out: &mut Vec<Vec2>) {
         let crews = parts.iter().map(|&t| {
             let from = self.at.partition_point(|&(x, _)| x < t);
             let to = from + self.at[from..].partition_point(|&(x, _)| x == t);
@@ -136,11 +141,11 @@ impl Crews {
         mates.extend(crews.flatten().map(|&(_, k)| k));
         mates.sort_unstable();
         mates.dedup();
-        let me = world.state.units[i].id;
+        let me = view.state.units[i].id;
         out.extend(
             mates
                 .into_iter()
-                .map(|k| &world.state.units[k])
+                .map(|k| &view.state.units[k])
                 .filter(|u| {
                     u.id != me
                         && u.hit_points > 0

@@ -20,7 +20,7 @@ pub(super) fn every_spot(
     outside: Fx,
     before: &[Vec2],
 ) -> Vec<Vec2> {
-    let (Some(u), Some(ground)) = (world.unit(id), box_of(world, target)) else {
+    let (Some(u), Some(ground)) = (world.unit(id), box_of(world.view(), target)) else {
         return Vec::new();
     };
     let radius = world.rules().radius_of(u.kind);
@@ -37,7 +37,7 @@ pub(super) fn every_spot(
             taken: &taken,
             own_face_only: false,
         };
-        match find_standing_spot(&ask, |p| stands_in(world, key, region, p, radius)) {
+        match find_standing_spot(&ask, |p| stands_in(world.view(), key, region, p, radius)) {
             Spot::Found(p) => taken.push(p),
             Spot::Full | Spot::Blocked => break,
         }

@@ -30,7 +30,7 @@ pub fn formation(files: &dyn Files) -> Outcome {
         let w = s.world();
         ids.iter()
             .filter_map(|&id| w.unit(id))
-            .map(|u| speed_of(w, u))
+            .map(|u| speed_of(w.view(), u))
             .min()
             .unwrap_or_default()
     };

@@ -30,7 +30,7 @@ pub fn goldmine(files: &dyn Files) -> Outcome {
         ids.iter()
             .filter(|&&id| {
                 w.unit(id).is_some_and(|u| {
-                    u.route.is_none() && in_range(w, u.position, radius(w), mine, K_INSIDE)
+                    u.route.is_none() && in_range(w.view(), u.position, radius(w), mine, K_INSIDE)
                 })
             })
             .count()
@@ -40,7 +40,7 @@ pub fn goldmine(files: &dyn Files) -> Outcome {
     let w = s.world();
     let r = radius(w);
     let working = at_work(w);
-    let ground = box_of(w, mine).unwrap_or(Bounds::around(Vec2::default(), Fx::ZERO));
+    let ground = box_of(w.view(), mine).unwrap_or(Bounds::around(Vec2::default(), Fx::ZERO));
     let along_faces = ids.iter().filter_map(|&id| w.unit(id)).all(|u| {
         let d = ground.distance_from(u.position);
         d >= r - K_INSIDE - K_ROUNDING && d <= r + K_ROUNDING

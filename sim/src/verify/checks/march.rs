@@ -114,7 +114,7 @@ fn march_surround(files: &dyn Files, o: &mut Outcome) {
     let ticks = s.ticks;
     s.runner.run(ticks, |_| {});
     let w = s.world();
-    let Some(target) = box_of(w, enemy) else {
+    let Some(target) = box_of(w.view(), enemy) else {
         o.require("surround.enemy_alive", false, false);
         return;
     };
@@ -129,7 +129,7 @@ fn march_surround(files: &dyn Files, o: &mut Outcome) {
     let fighting: Vec<Vec2> = ids
         .iter()
         .filter_map(|&id| w.unit(id))
-        .filter(|u| in_range(w, u.position, radius, enemy, range))
+        .filter(|u| in_range(w.view(), u.position, radius, enemy, range))
         .map(|u| u.position)
         .collect();
     let mut sides = [false; 4];
@@ -180,7 +180,7 @@ fn march_wall(files: &dyn Files, o: &mut Outcome) {
         let spots = ids
             .first()
             .map_or(Vec::new(), |&a| every_spot(w, a, barracks, outside, &[]));
-        let ring = box_of(w, barracks).map(|g| g.widened(outside));
+        let ring = box_of(w.view(), barracks).map(|g| g.widened(outside));
         spots
             .iter()
             .position(|p| ring.is_none_or(|r| p.x != r.min.x))
@@ -189,7 +189,7 @@ fn march_wall(files: &dyn Files, o: &mut Outcome) {
     let ticks = s.ticks;
     s.runner.run(ticks, |_| {});
     let w = s.world();
-    let Some(ground) = box_of(w, barracks) else {
+    let Some(ground) = box_of(w.view(), barracks) else {
         o.require("wall.barracks_standing", false, false);
         return;
     };
@@ -203,7 +203,7 @@ fn march_wall(files: &dyn Files, o: &mut Outcome) {
     let at_wall: Vec<Vec2> = ids
         .iter()
         .filter_map(|&id| w.unit(id))
-        .filter(|u| in_range(w, u.position, radius, barracks, range))
+        .filter(|u| in_range(w.view(), u.position, radius, barracks, range))
         .map(|u| u.position)
         .collect();
     let ring = ground.widened(range + radius - K_INSIDE);

@@ -34,14 +34,14 @@ pub fn planner(files: &dyn Files) -> Outcome {
         o.require("named", "barracks, asker, walled_mine", false);
         return o;
     };
-    let Some((u, ground)) = w.unit(asker).zip(box_of(w, barracks)) else {
+    let Some((u, ground)) = w.unit(asker).zip(box_of(w.view(), barracks)) else {
         return o;
     };
     let radius = w.rules().radius_of(u.kind);
     let (room, outside) = (radius * 2, radius - K_INSIDE);
     let key = w.key_of(u);
     let region = region_here(&w.caches.regions, w.grid(), key, u.position.tile());
-    let stands = |p: Vec2| stands_in(w, key, region, p, radius);
+    let stands = |p: Vec2| stands_in(w.view(), key, region, p, radius);
     let taken = every_spot(w, asker, barracks, outside, &[]);
     let ask = |ground: Bounds, taken: &[Vec2]| {
         let a = Approach {
@@ -102,7 +102,7 @@ pub fn planner(files: &dyn Files) -> Outcome {
         format!("{again:?}"),
         freed.is_some_and(|f| again == Spot::Found(f)),
     );
-    let walled = box_of(w, walled).map(|g| ask(g, &[]));
+    let walled = box_of(w.view(), walled).map(|g| ask(g, &[]));
     o.require(
         "walled_in_mine",
         format!("{walled:?}"),
