@@ -12,7 +12,7 @@ use cohort_sim::ruleset::Ruleset;
 use cohort_sim::scenario::watch::WatchReport;
 use cohort_sim::scenario::{Runner, Scenario};
 use cohort_sim::world::{Order, World};
-use cohort_sim::Fx;
+use cohort_sim::{fx, fx_ratio, EntityId, Fx, Vec2};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -479,6 +479,39 @@ fn kept_apart_and_nobody_stuck(name: &str) {
         "bodies nearer than the allowance at the end: {:?}",
         r.watch.overlaps
     );
+}
+
+#[test]
+fn two_militia_stacked_at_a_tree_line_step_apart() {
+    kept_apart_and_nobody_stuck("soak_3029_two_stacked_at_a_tree_line");
+}
+
+#[test]
+fn two_bodies_on_one_point_step_apart_and_stay() {
+    let r = run("two_on_one_point");
+    assert!(
+        r.watch.overlaps.is_empty(),
+        "bodies nearer than the allowance at the end: {:?}",
+        r.watch.overlaps
+    );
+    // Each pair steps apart where it stood, and stays there: none walks on with the other.
+    let middle = Vec2::new(fx(8), fx(8));
+    let at_the_edge = Vec2::new(fx_ratio(49, 2), fx_ratio(1, 2));
+    let places = [
+        (1, middle),
+        (17, middle),
+        (18, at_the_edge),
+        (34, at_the_edge),
+    ];
+    for (id, start) in places {
+        let u = r.world.unit(EntityId(id)).expect("alive");
+        assert!(
+            u.route.is_none() && u.position.distance(start) <= fx(1),
+            "unit {id} walked on from {start:?} to {:?} (route {:?})",
+            u.position,
+            u.route
+        );
+    }
 }
 
 #[test]

@@ -21,27 +21,27 @@ use crate::command::FormationKind;
 use crate::id::{EntityId, PlayerId};
 use crate::nav::{marching, route_beside, toward_clear_of, Ask, Tick, View};
 use crate::position::{fx, fx_ratio, mul_div, Fx, Vec2};
-use crate::state::{Formation, Order, Route, UnitState};
+use crate::state::{Formation, Order, Route, State, UnitState};
 use crate::walk::speed_of;
 
 /// Locks `units` into a new formation of `kind` (leaving any they were in). A group of fewer
 /// than two is in none.
-pub fn lock(tick: &mut Tick<'_>, owner: PlayerId, units: &[EntityId], kind: FormationKind) {
-    disband(tick, units);
+pub fn lock(state: &mut State, owner: PlayerId, units: &[EntityId], kind: FormationKind) {
+    disband(state, units);
     let mut members: Vec<EntityId> = units.to_vec();
     members.sort_unstable();
     members.dedup();
     if members.len() < 2 {
         return;
     }
-    let id = tick.state.next_formation;
-    tick.state.next_formation += 1;
+    let id = state.next_formation;
+    state.next_formation += 1;
     for &m in &members {
-        if let Some(u) = tick.state.unit_mut(m) {
+        if let Some(u) = state.unit_mut(m) {
             u.formation = Some(id);
         }
     }
-    tick.state.formations.push(Formation {
+    state.formations.push(Formation {
         id,
         owner,
         kind,
@@ -50,28 +50,28 @@ pub fn lock(tick: &mut Tick<'_>, owner: PlayerId, units: &[EntityId], kind: Form
 }
 
 /// Takes `units` out of their formations.
-pub fn disband(tick: &mut Tick<'_>, units: &[EntityId]) {
+pub fn disband(state: &mut State, units: &[EntityId]) {
     for &m in units {
-        if let Some(u) = tick.state.unit_mut(m) {
+        if let Some(u) = state.unit_mut(m) {
             u.formation = None;
         }
     }
-    tidy(tick);
+    tidy(state);
 }
 
 /// Drops from each formation the members that are gone, dead, changed sides or left it, and
 /// ends formations left with fewer than two members. Runs in the aftermath of every tick.
-pub fn tidy(tick: &mut Tick<'_>) {
-    let mut formations = std::mem::take(&mut tick.state.formations);
+pub fn tidy(state: &mut State) {
+    let mut formations = std::mem::take(&mut state.formations);
     for f in &mut formations {
         f.members.retain(|&m| {
-            tick.unit(m).is_some_and(|u| {
+            state.unit(m).is_some_and(|u| {
                 u.hit_points > 0 && u.owner == f.owner && u.formation == Some(f.id)
             })
         });
         if f.members.len() < 2 {
             for &m in &f.members {
-                if let Some(u) = tick.state.unit_mut(m) {
+                if let Some(u) = state.unit_mut(m) {
                     u.formation = None;
                 }
             }
@@ -79,7 +79,7 @@ pub fn tidy(tick: &mut Tick<'_>) {
         }
     }
     formations.retain(|f| !f.members.is_empty());
-    tick.state.formations = formations;
+    state.formations = formations;
 }
 
 /// The locked formation to move when `units` are sent: every member of every formation any of

@@ -19,7 +19,8 @@ use crate::nav::survey::{Owned, K_OWNER_BUCKETS, K_OWNER_PATCH};
 use crate::nav::{box_of, in_range, reach_gap, Tick, View};
 use crate::nav::{plan_chase, replan_wait, route_beside, Ask, SetOn};
 use crate::position::{fx, Bounds, Fx, Vec2};
-use crate::state::{Order, UnitState, TICK_MS};
+use crate::ruleset::Ruleset;
+use crate::state::{Order, State, UnitState, TICK_MS};
 use crate::walk::held::{held_on_a_new_walk, held_ticks};
 use crate::walk::{give_up, widest};
 
@@ -59,7 +60,7 @@ fn fight(tick: &mut Tick<'_>, i: usize) {
         return;
     }
     if let Some(striker) = tick.state.units[i].hit_by.take() {
-        fight_back(tick, i, striker);
+        fight_back(tick.rules, tick.state, i, striker);
     }
     let u = &tick.state.units[i];
     let kind = &tick.rules.unit(u.kind);
@@ -122,7 +123,7 @@ fn fight(tick: &mut Tick<'_>, i: usize) {
         }
         u.chase_waits = false;
         if strikes && u.reload_ticks == 0 {
-            strike(tick, i, target);
+            strike(tick.rules, tick.state, i, target);
         }
         return;
     }
@@ -178,19 +179,19 @@ fn fight(tick: &mut Tick<'_>, i: usize) {
 
 /// Unit `i` was struck by `striker`: when it stands idle, has an attack, and the striker is a
 /// living enemy unit, it attacks the striker (state attacking).
-fn fight_back(tick: &mut Tick<'_>, i: usize, striker: EntityId) {
-    let u = &tick.state.units[i];
-    if u.order != Order::Idle || tick.rules.unit(u.kind).attack == 0 {
+fn fight_back(rules: &Ruleset, state: &mut State, i: usize, striker: EntityId) {
+    let u = &state.units[i];
+    if u.order != Order::Idle || rules.unit(u.kind).attack == 0 {
         return;
     }
-    let enemy = find(&tick.state.units, striker, |v| v.id).is_some_and(|k| {
-        let s = &tick.state.units[k];
-        s.hit_points > 0 && !tick.state.allied(u.owner, s.owner)
+    let enemy = find(&state.units, striker, |v| v.id).is_some_and(|k| {
+        let s = &state.units[k];
+        s.hit_points > 0 && !state.allied(u.owner, s.owner)
     });
     if !enemy {
         return;
     }
-    let u = &mut tick.state.units[i];
+    let u = &mut state.units[i];
     u.order = Order::Attack { target: striker };
     u.state = UnitState::Attacking;
     u.fight = Some(striker);
@@ -361,22 +362,22 @@ fn nearest_enemy(view: View<'_>, i: usize, reach: Fx, widest: Fx) -> Option<Enti
 }
 
 /// Unit `i` strikes `target`: its attack in hit points, then it reloads.
-fn strike(tick: &mut Tick<'_>, i: usize, target: EntityId) {
-    let kind = tick.rules.unit(tick.state.units[i].kind);
+fn strike(rules: &Ruleset, state: &mut State, i: usize, target: EntityId) {
+    let kind = rules.unit(state.units[i].kind);
     let (attack, reload) = (kind.attack, kind.reload_ms.div_ceil(TICK_MS));
-    tick.state.units[i].reload_ticks = reload;
-    let (striker, owner) = (tick.state.units[i].id, tick.state.units[i].owner);
-    if let Some(k) = find(&tick.state.units, target, |u| u.id) {
-        let enemy = !tick.state.allied(owner, tick.state.units[k].owner);
-        let t = &mut tick.state.units[k];
+    state.units[i].reload_ticks = reload;
+    let (striker, owner) = (state.units[i].id, state.units[i].owner);
+    if let Some(k) = find(&state.units, target, |u| u.id) {
+        let enemy = !state.allied(owner, state.units[k].owner);
+        let t = &mut state.units[k];
         t.hit_points = t.hit_points.saturating_sub(attack);
         if enemy {
             t.hit_by = Some(striker);
         }
         return;
     }
-    if let Some(k) = find(&tick.state.buildings, target, |b| b.id) {
-        let b = &mut tick.state.buildings[k];
+    if let Some(k) = find(&state.buildings, target, |b| b.id) {
+        let b = &mut state.buildings[k];
         b.hit_points = b.hit_points.saturating_sub(attack);
     }
 }

@@ -3,8 +3,8 @@
 //! aftermath.
 //!
 //! Each step is a function of its own file taking the parts of the world a tick changes (a
-//! [`Tick`], `crate::nav::parts`); every pass goes through entities in id order. What each
-//! writes (every step reads the rules and the state):
+//! [`Tick`], `crate::nav::parts`; the aftermath only the [`State`](crate::state::State)); every pass goes through
+//! entities in id order. What each writes (every step reads the rules and the state):
 //!
 //! | step | writes |
 //! |---|---|
@@ -41,7 +41,7 @@ pub fn step(tick: &mut Tick<'_>, commands: &[PlayerCommand]) {
     combat::run(tick);
     work::run(tick);
     movement::run(tick);
-    aftermath::run(tick);
+    aftermath::run(tick.state);
     tick.state.tick += 1;
 }
 

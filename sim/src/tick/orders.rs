@@ -17,7 +17,7 @@ use crate::nav::{
     Ask, Spot, Tick, View,
 };
 use crate::position::{Bounds, Fx, Vec2};
-use crate::state::{Order, PlayerStatus, UnitState};
+use crate::state::{Order, PlayerStatus, State, UnitState};
 use crate::walk::held::held_on_a_new_walk;
 
 pub fn carry_out(tick: &mut Tick<'_>, commands: &[PlayerCommand]) {
@@ -72,12 +72,12 @@ fn apply(tick: &mut Tick<'_>, pc: &PlayerCommand) {
         Command::AttackMove { units, to } => send_together(tick, units, *to, true),
         Command::Stop { units } => {
             for &id in units {
-                set(tick, id, Order::Idle, UnitState::Idle);
+                set(tick.state, id, Order::Idle, UnitState::Idle);
             }
         }
         Command::Hold { units } => {
             for &id in units {
-                set(tick, id, Order::Hold, UnitState::Hold);
+                set(tick.state, id, Order::Hold, UnitState::Hold);
             }
         }
         Command::Attack { units, target } => {
@@ -87,7 +87,7 @@ fn apply(tick: &mut Tick<'_>, pc: &PlayerCommand) {
             }
             for &id in units {
                 set(
-                    tick,
+                    tick.state,
                     id,
                     Order::Attack { target: *target },
                     UnitState::Attacking,
@@ -100,7 +100,7 @@ fn apply(tick: &mut Tick<'_>, pc: &PlayerCommand) {
         Command::Follow { units, target } => {
             for &id in units {
                 set(
-                    tick,
+                    tick.state,
                     id,
                     Order::Follow { target: *target },
                     UnitState::Following,
@@ -111,7 +111,7 @@ fn apply(tick: &mut Tick<'_>, pc: &PlayerCommand) {
             for &id in units {
                 if is_worker(tick.view(), id) {
                     set(
-                        tick,
+                        tick.state,
                         id,
                         Order::Gather { target: *target },
                         UnitState::Gathering,
@@ -123,7 +123,7 @@ fn apply(tick: &mut Tick<'_>, pc: &PlayerCommand) {
             for &id in units {
                 if is_worker(tick.view(), id) {
                     set(
-                        tick,
+                        tick.state,
                         id,
                         Order::Build { target: *target },
                         UnitState::Building,
@@ -150,7 +150,12 @@ fn apply(tick: &mut Tick<'_>, pc: &PlayerCommand) {
                     super::foundation::close_when_clear(tick, b);
                     for &id in builders {
                         if is_worker(tick.view(), id) {
-                            set(tick, id, Order::Build { target: b }, UnitState::Building);
+                            set(
+                                tick.state,
+                                id,
+                                Order::Build { target: b },
+                                UnitState::Building,
+                            );
                         }
                     }
                 }
@@ -158,9 +163,9 @@ fn apply(tick: &mut Tick<'_>, pc: &PlayerCommand) {
             }
         }
         Command::SetFormation { units, formation } => {
-            formation::lock(tick, pc.player, units, *formation);
+            formation::lock(tick.state, pc.player, units, *formation);
         }
-        Command::Disband { units } => formation::disband(tick, units),
+        Command::Disband { units } => formation::disband(tick.state, units),
         Command::Delete { units } => {
             for &id in units {
                 if let Some(u) = tick.state.unit_mut(id) {
@@ -177,10 +182,10 @@ fn is_worker(view: View<'_>, id: EntityId) -> bool {
 }
 
 /// Gives a unit a new order that starts standing (the step that follows plans its walk).
-fn set(tick: &mut Tick<'_>, id: EntityId, order: Order, state: UnitState) {
-    if let Some(u) = tick.state.unit_mut(id) {
+fn set(state: &mut State, id: EntityId, order: Order, unit_state: UnitState) {
+    if let Some(u) = state.unit_mut(id) {
         u.order = order;
-        u.state = state;
+        u.state = unit_state;
         u.route = None;
         u.fight = None;
         u.ring_tries = 0;
@@ -208,9 +213,9 @@ pub fn send_together(tick: &mut Tick<'_>, units: &[EntityId], to: Vec2, attack: 
             let held = tick
                 .unit(id)
                 .and_then(|u| u.route.as_ref().map(|r| r.progress));
-            set(tick, id, order, state);
+            set(tick.state, id, order, state);
             let Some(goal) = reachable_goal(tick.view(), id, to, &headed) else {
-                set(tick, id, Order::Idle, UnitState::Idle);
+                set(tick.state, id, Order::Idle, UnitState::Idle);
                 continue;
             };
             let route =
@@ -227,7 +232,7 @@ pub fn send_together(tick: &mut Tick<'_>, units: &[EntityId], to: Vec2, attack: 
                         u.route = Some(r);
                     }
                 }
-                None => set(tick, id, Order::Idle, UnitState::Idle),
+                None => set(tick.state, id, Order::Idle, UnitState::Idle),
             }
         }
     });

@@ -12,8 +12,9 @@
 //! further from its target's box than [`K_SETTLE_SLACK`] beyond where it stands; a follower
 //! takes any (it follows on from there). Each unit looks once every [`K_SETTLE_EVERY_TICKS`]
 //! ticks (staggered by id, so an army standing looks over that many ticks, not in one), up to
-//! [`K_SETTLE_RINGS`] rings out. A unit standing on a foundation that waits for its ground to
-//! clear steps off it the same way ([`step_off`], called by `tick::foundation`).
+//! [`K_SETTLE_RINGS`] rings out; a body given a walk earlier in the pass is leaving, and nobody
+//! settles away from it ([`walks_off`]). A unit standing on a foundation that waits for its
+//! ground to clear steps off it the same way ([`step_off`], called by `tick::foundation`).
 
 use super::apart::{Stepper, Through};
 use crate::astar::body_clear;
@@ -21,7 +22,7 @@ use crate::id::EntityId;
 use crate::nav::{box_of, reach_gap, Tick, View};
 use crate::nav::{find_standing_spot, region_here, spot::stands_in, Approach, Spot};
 use crate::position::{squared, Bounds, Fx, Vec2};
-use crate::state::{Order, Progress, Route, Unit};
+use crate::state::{Order, Progress, Route, State, Unit};
 
 /// A unit standing still looks whether it stands inside another body once in this many ticks.
 pub const K_SETTLE_EVERY_TICKS: u64 = 16;
@@ -74,7 +75,11 @@ pub fn settle(tick: &mut Tick<'_>, i: usize, widest: Fx) {
     let mut away = Vec2::ZERO;
     let mut inside = false;
     for b in s.survey.near(at, radius + widest) {
-        if b.entity == u.id || b.moving || squared(at - b.middle) >= s.allowance_sq(b) {
+        if b.entity == u.id
+            || b.moving
+            || squared(at - b.middle) >= s.allowance_sq(b)
+            || walks_off(tick.state, b.entity)
+        {
             continue;
         }
         inside = true;
@@ -109,6 +114,15 @@ pub fn settle(tick: &mut Tick<'_>, i: usize, widest: Fx) {
     if let Some(p) = place {
         walk_to_place(&mut tick.state.units[i], p, now);
     }
+}
+
+/// Whether the unit `id`, filed standing by this tick's survey, has been given a walk since
+/// (a settle walk earlier in this pass): it is leaving, and nobody settles away from it
+/// (Cohort's choice: two bodies on one point that looked on the same tick were both sent to the
+/// same free place, stayed on one point, and did so again at every look, drifting across the
+/// map for good: `two_on_one_point`, soak seed 3029).
+fn walks_off(state: &State, id: EntityId) -> bool {
+    state.unit(id).is_some_and(|u| u.route.is_some())
 }
 
 /// A unit standing off a foundation looks this many rings out round it, a body's half-width

@@ -10,7 +10,7 @@ use crate::nav::{chase::K_WAITING_RINGS, Tick, View};
 use crate::nav::{find_standing_spot, region_here, route_for, Approach, Ask, Spot};
 use crate::nav::{in_range, K_INSIDE};
 use crate::position::{squared, Bounds, Fx, Vec2};
-use crate::state::{Order, Progress};
+use crate::state::{Order, Progress, State};
 use crate::tick::patch::{part_beside, patch_of};
 use crate::walk::apart::K_KEEP_APART;
 use crate::walk::give_up;
@@ -244,8 +244,8 @@ pub(super) fn spot_taken_on_the_way(tick: &mut Tick<'_>, i: usize) -> Option<Pro
 /// The walk unit `i` was just given to a new spot is held as long as the one whose spot was
 /// taken (`held`), so asking again never starts a held worker's detour, squeeze and walk
 /// through over.
-pub(super) fn held_as_long(tick: &mut Tick<'_>, i: usize, held: Option<Progress>) {
-    let u = &mut tick.state.units[i];
+pub(super) fn held_as_long(state: &mut State, i: usize, held: Option<Progress>) {
+    let u = &mut state.units[i];
     if let (Some(old), Some(route)) = (held, u.route.as_mut()) {
         route.progress = held_on_a_new_walk(&old, route, u.position);
     }

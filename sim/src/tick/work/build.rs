@@ -24,7 +24,7 @@ pub(super) fn build(tick: &mut Tick<'_>, crews: &mut Crews, i: usize, target: En
     }
     if !at_work(tick.view(), i, target) {
         approach(tick, crews, i, target, true);
-        held_as_long(tick, i, held);
+        held_as_long(tick.state, i, held);
         return;
     }
     let u = &mut tick.state.units[i];

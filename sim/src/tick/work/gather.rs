@@ -41,7 +41,7 @@ pub(super) fn gather(tick: &mut Tick<'_>, crews: &mut Crews, i: usize, target: E
     }
     if !at_work(tick.view(), i, target) {
         approach(tick, crews, i, target, true);
-        held_as_long(tick, i, held);
+        held_as_long(tick.state, i, held);
         return;
     }
     let rk = &tick.rules.resources[resource.kind as usize];
@@ -237,5 +237,5 @@ pub(super) fn carry_to_drop(tick: &mut Tick<'_>, crews: &mut Crews, i: usize) {
     }
     tick.state.units[i].route = None;
     approach(tick, crews, i, drop, false);
-    held_as_long(tick, i, held);
+    held_as_long(tick.state, i, held);
 }
