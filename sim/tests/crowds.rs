@@ -482,6 +482,11 @@ fn kept_apart_and_nobody_stuck(name: &str) {
 }
 
 #[test]
+fn a_mangonel_whose_place_a_house_took_gets_on() {
+    kept_apart_and_nobody_stuck("soak_5032_a_mangonel_whose_place_a_house_took");
+}
+
+#[test]
 fn two_militia_stacked_at_a_tree_line_step_apart() {
     kept_apart_and_nobody_stuck("soak_3029_two_stacked_at_a_tree_line");
 }

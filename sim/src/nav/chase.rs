@@ -159,7 +159,9 @@ fn plan_route(tick: &mut Tick<'_>, i: usize, target: EntityId, range: Fx) -> Opt
     };
     if gap > K_CHASE_NEAR && !packs {
         if let Some(r) = u.route.as_ref().filter(|r| !r.waypoints.is_empty()) {
-            if building || r.goal.distance(tmid) <= K_CHASE_DRIFT {
+            if (building && still_stands(tick.view(), i, r.goal))
+                || r.goal.distance(tmid) <= K_CHASE_DRIFT
+            {
                 return Some(ChasePlan {
                     planned: false,
                     ..ChasePlan::walk(Some(r.clone()))
@@ -247,6 +249,18 @@ fn plan_route(tick: &mut Tick<'_>, i: usize, target: EntityId, range: Fx) -> Opt
         }
     }
     Some(ChasePlan::walk(route_for(tick, &ask)))
+}
+
+/// Whether unit `i` could still stand at `p`, a place planned earlier: its ground may have
+/// closed since (Cohort's choice: a mangonel sent at a town centre kept its walk to a place a
+/// house was built on meanwhile, and stood against the house for good: soak seed 5032,
+/// `soak_5032_a_mangonel_whose_place_a_house_took`).
+pub fn still_stands(view: View<'_>, i: usize, p: Vec2) -> bool {
+    let u = &view.state.units[i];
+    let key = view.key_of(u);
+    let radius = view.rules.radius_of(u.kind);
+    let region = region_here(view.regions, view.grid(), key, u.position.tile());
+    stands_in(view, key, region, p, radius)
 }
 
 /// A place of unit `i`'s own round `target`'s box, `range` out: clear of where the others set on

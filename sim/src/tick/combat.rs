@@ -14,6 +14,7 @@
 //! aftermath).
 
 use crate::id::{find, EntityId};
+use crate::nav::chase::still_stands;
 use crate::nav::chase::{K_CLAIM_HELD_TICKS, K_SAME_PLACE};
 use crate::nav::survey::{Owned, K_OWNER_BUCKETS, K_OWNER_PATCH};
 use crate::nav::{box_of, in_range, reach_gap, Tick, View};
@@ -142,6 +143,11 @@ fn fight(tick: &mut Tick<'_>, i: usize) {
         .as_ref()
         .is_some_and(|r| held_ticks(r, now) >= K_CLAIM_HELD_TICKS);
     let follows = matches!(tick.state.units[i].order, Order::Follow { .. });
+    // A walk to a place whose ground has closed since is never the same walk again.
+    let old_place_stands = tick.state.units[i]
+        .route
+        .as_ref()
+        .is_none_or(|r| still_stands(tick.view(), i, r.goal));
     let mut plan = plan_chase(tick, i, target, reach);
     tick.counters.replans += u64::from(plan.planned);
     let u = &mut tick.state.units[i];
@@ -152,7 +158,7 @@ fn fight(tick: &mut Tick<'_>, i: usize) {
     // every half second would walk it back into the crowd it went round). A walk to another
     // place is new, but held as long as before (`walk::held::held_on_a_new_walk`).
     if let (Some(new), Some(old)) = (plan.route.as_mut(), u.route.as_ref()) {
-        let same_place = new.goal.chebyshev(old.goal) <= K_SAME_PLACE;
+        let same_place = old_place_stands && new.goal.chebyshev(old.goal) <= K_SAME_PLACE;
         if same_place && old.progress.detoured.is_some() {
             *new = old.clone();
         } else if same_place {
