@@ -319,9 +319,9 @@ fn a_house_laid_amid_spearmen_on_hold_is_built() {
     r.nobody_stuck();
     all_built_round_nobody(&r);
     assert!(
-        r.watch.overlaps.is_empty(),
+        r.watch.bodies.overlaps.is_empty(),
         "pairs at the end: {:?}",
-        r.watch.overlaps
+        r.watch.bodies.overlaps
     );
     assert_eq!(r.orders_ended(), 10, "every builder saw the house complete");
 }
@@ -465,9 +465,9 @@ fn all_arrive_kept_apart(r: Run, name: &str, ended: usize) {
     r.all_arrived();
     assert_eq!(r.orders_ended(), ended, "{name}");
     assert!(
-        r.watch.overlaps.is_empty(),
+        r.watch.bodies.overlaps.is_empty(),
         "{name}: {:?}",
-        r.watch.overlaps
+        r.watch.bodies.overlaps
     );
 }
 
@@ -475,9 +475,9 @@ fn kept_apart_and_nobody_stuck(name: &str) {
     let r = run(name);
     r.nobody_stuck();
     assert!(
-        r.watch.overlaps.is_empty(),
+        r.watch.bodies.overlaps.is_empty(),
         "bodies nearer than the allowance at the end: {:?}",
-        r.watch.overlaps
+        r.watch.bodies.overlaps
     );
 }
 
@@ -495,9 +495,9 @@ fn two_militia_stacked_at_a_tree_line_step_apart() {
 fn two_bodies_on_one_point_step_apart_and_stay() {
     let r = run("two_on_one_point");
     assert!(
-        r.watch.overlaps.is_empty(),
+        r.watch.bodies.overlaps.is_empty(),
         "bodies nearer than the allowance at the end: {:?}",
-        r.watch.overlaps
+        r.watch.bodies.overlaps
     );
     // Each pair steps apart where it stood, and stays there: none walks on with the other.
     let middle = Vec2::new(fx(8), fx(8));
@@ -700,7 +700,11 @@ fn soak_508_followers_round_a_friend_at_the_edge_do_not_stack() {
     // stacked on one point: a follower settling out of another takes any free place.
     let r = run("soak_508_followers_at_the_map_edge");
     r.nobody_stuck();
-    assert!(r.watch.overlaps.is_empty(), "{:?}", r.watch.overlaps);
+    assert!(
+        r.watch.bodies.overlaps.is_empty(),
+        "{:?}",
+        r.watch.bodies.overlaps
+    );
 }
 
 #[test]
@@ -753,7 +757,11 @@ fn trebuchets_go_round_a_gap_too_narrow_for_them() {
 fn trebuchets_following_through_a_clump_are_not_wedged() {
     let r = run("trebuchets_follow_past_a_clump");
     r.nobody_stuck();
-    assert!(r.watch.overlaps.is_empty(), "{:?}", r.watch.overlaps);
+    assert!(
+        r.watch.bodies.overlaps.is_empty(),
+        "{:?}",
+        r.watch.bodies.overlaps
+    );
 }
 
 /// Mangonels held at the one gap in a wall keep their walks through it: a detour whose search,
@@ -781,9 +789,9 @@ fn a_villager_whose_spot_is_taken_on_the_way_mines_beside_it() {
     let r = run("spot_taken_on_the_way");
     r.nobody_stuck();
     assert_eq!(
-        r.watch.overlap_onsets, 0,
+        r.watch.bodies.onsets, 0,
         "bodies nearer than the allowance: {:?}",
-        r.watch.deepest_overlap
+        r.watch.bodies.deepest
     );
     let held = r.watch.longest_stall.as_ref().map_or(0, |s| s.ticks);
     assert!(held <= 2 * 1000 / 16, "held {held} ticks at the taken spot");

@@ -90,11 +90,11 @@ fn bodies_placed_overlapping_are_listed_but_not_counted_as_walked_into() {
     let mut r = runner();
     r.run(10, |_| {});
     let w = r.report().watch;
-    let pairs: Vec<_> = w.overlaps.iter().map(|o| (o.a, o.b)).collect();
+    let pairs: Vec<_> = w.bodies.overlaps.iter().map(|o| (o.a, o.b)).collect();
     assert_eq!(pairs, [(EntityId(3), EntityId(4))]);
-    assert!(w.overlaps[0].per_mille < 999);
-    assert_eq!(w.overlap_onsets, 0);
-    assert!(w.deepest_overlap.is_none());
+    assert!(w.bodies.overlaps[0].per_mille < 999);
+    assert_eq!(w.bodies.onsets, 0);
+    assert!(w.bodies.deepest.is_none());
 }
 
 #[test]
@@ -110,4 +110,96 @@ fn a_body_over_a_tree_is_seen_with_its_depth() {
         w.in_closed_ground[0].depth,
         fx_ratio(2, 10) - fx_ratio(1, 32) + fx_ratio(0, 1)
     );
+}
+
+/// A scene of `units` (TOML `[[units]]` tables) on an open 12 × 6 field, run `ticks`.
+fn run_scene(units: &str, ticks: u64) -> cohort_sim::scenario::watch::WatchReport {
+    let text = format!(
+        "name = \"bodies\"\nticks = {ticks}\n[map]\nascii = \"\"\"\n{}\"\"\"\n{units}",
+        "............\n".repeat(6)
+    );
+    let mut r =
+        Runner::new(Scenario::from_toml(&text, "bodies.toml", &NoFiles, None).expect("loads"));
+    r.run(ticks, |_| {});
+    r.report().watch
+}
+
+#[test]
+fn two_bodies_held_on_one_point_are_one_long_close_run_and_a_standing_fault() {
+    use cohort_sim::scenario::watch::bodies::{K_CLOSE_PER_MILLE, K_LONGEST_CLOSE_TICKS};
+    // Two knights on hold on one point never move: the pair is close from the first look on.
+    let w = run_scene(
+        r#"
+[[units]]
+kind = "knight"
+owner = 0
+at = [5, 3]
+count = 2
+spacing = 0
+name = "pair"
+[[commands]]
+tick = 0
+player = 0
+do = "hold"
+units = ["pair"]
+"#,
+        100,
+    );
+    let b = &w.bodies;
+    let run = b.longest_close.expect("a close run");
+    assert_eq!((run.a, run.b, run.since), (EntityId(1), EntityId(2), 0));
+    assert_eq!(run.ticks, 101, "from tick 0 to tick 100 on end");
+    assert!(run.ticks > K_LONGEST_CLOSE_TICKS);
+    assert_eq!(b.close_pair_ticks, 101);
+    assert_eq!(b.standing_pair_ticks, 101);
+    assert_eq!(b.standing_at_end.len(), 1);
+    assert!(b.standing_at_end[0].per_mille < K_CLOSE_PER_MILLE);
+    // Placed so: no onset, and no deepest (a pair is walked into, not placed, to count there).
+    assert_eq!(b.onsets, 0);
+    assert!(b.deepest.is_none());
+    let faults = b.faults();
+    assert_eq!(faults.len(), 2, "{faults:?}");
+    assert!(faults[0].contains("stayed under 900‰"), "{faults:?}");
+    assert!(faults[1].contains("standing pairs"), "{faults:?}");
+}
+
+#[test]
+fn bodies_kept_apart_are_no_fault() {
+    let w = run_scene(
+        r#"
+[[units]]
+kind = "militia"
+owner = 0
+at = [2, 2]
+count = 9
+columns = 3
+spacing = 0.7
+"#,
+        20,
+    );
+    assert_eq!(w.bodies, Default::default(), "{:?}", w.bodies);
+}
+
+#[test]
+fn a_pile_of_twenty_thousand_on_one_point_is_watched_at_little_cost() {
+    use cohort_sim::scenario::watch::bodies::K_PILE;
+    // Every pair of 20,000 bodies on one point overlaps: 200 million pairs. The watch looks at
+    // no more than K_PILE bodies of a cell and says it saw a pile.
+    let text = format!(
+        "name = \"pile\"\nticks = 1\n[map]\nascii = \"\"\"\n{}\"\"\"\n[[units]]\nkind = \"militia\"\nowner = 0\nat = [5, 3]\ncount = 20000\nspacing = 0\n[[commands]]\ntick = 0\nplayer = 0\ndo = \"hold\"\nunits = [1]\n",
+        "............\n".repeat(6)
+    );
+    let scenario = Scenario::from_toml(&text, "pile.toml", &NoFiles, None).expect("loads");
+    let mut watch = cohort_sim::scenario::watch::Watch::default();
+    watch.observe_start(&scenario.world);
+    let w = watch.report(&scenario.world);
+    let pile = w.bodies.pile.expect("a pile");
+    assert_eq!(pile.bodies, 20_000);
+    // The first K_PILE bodies of the cell (in id order) are compared, with each other only.
+    assert_eq!(w.bodies.overlaps.len(), K_PILE * (K_PILE - 1) / 2);
+    assert!(w
+        .bodies
+        .faults()
+        .iter()
+        .any(|f| f.contains("a pile of 20000")));
 }

@@ -44,6 +44,7 @@ struct Json {
     longest_wait: Option<JsonLongest>,
     overlaps_at_end: JsonOverlaps,
     overlaps_during_runs: JsonOnsets,
+    bodies_apart: JsonBodies,
     closed_ground: JsonClosed,
     walks_not_ended: usize,
     hashes_identical_twice: bool,
@@ -71,6 +72,13 @@ struct JsonStalls {
 struct JsonLongest {
     seconds: f64,
     seed: u64,
+}
+
+#[derive(Serialize)]
+struct JsonBodies {
+    close_pair_seconds: f64,
+    longest_close: Option<JsonLongest>,
+    standing_pair_ticks: u64,
 }
 
 #[derive(Serialize)]
@@ -199,6 +207,11 @@ fn json(args: &Args, s: &Summary) -> Json {
         overlaps_during_runs: JsonOnsets {
             onsets: s.overlap_onsets,
             nearest_per_mille_of_allowance: s.nearest_during_runs,
+        },
+        bodies_apart: JsonBodies {
+            close_pair_seconds: seconds(s.close_pair_ticks),
+            longest_close: longest(s.longest_close),
+            standing_pair_ticks: s.standing_pair_ticks,
         },
         closed_ground: JsonClosed {
             scenes: s.closed_ground_scenes,

@@ -2,7 +2,7 @@
 //! and building it from a run's [`Report`]. Field names and order are the schema: change none.
 
 use super::seconds;
-use cohort_sim::scenario::watch::{InClosed, Overlap, Stall};
+use cohort_sim::scenario::watch::{BodiesReport, InClosed, Overlap, Stall};
 use cohort_sim::scenario::Report;
 use cohort_sim::{Fx, Vec2};
 use serde::Serialize;
@@ -128,12 +128,38 @@ struct OverlapJson {
     per_mille_of_allowance: i64,
     #[serde(skip_serializing_if = "Option::is_none")]
     tick: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    position: Option<[f64; 2]>,
 }
 
 #[derive(Serialize)]
 struct OverlapsDuringRunJson {
     onsets: u64,
     deepest: Option<OverlapJson>,
+    close_pair_ticks: u64,
+    close_pair_seconds: f64,
+    longest_close: Option<CloseRunJson>,
+    standing_pair_ticks: u64,
+    standing_at_end: Vec<OverlapJson>,
+    pile: Option<PileJson>,
+    faults: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct CloseRunJson {
+    a: u64,
+    b: u64,
+    since_tick: u64,
+    ticks: u64,
+    seconds: f64,
+    position: [f64; 2],
+}
+
+#[derive(Serialize)]
+struct PileJson {
+    bodies: usize,
+    tick: u64,
+    position: [f64; 2],
 }
 
 #[derive(Serialize)]
@@ -270,14 +296,12 @@ impl ReportJson {
             longest_stall: w.longest_stall.as_ref().map(StallJson::of),
             longest_wait: w.longest_wait.as_ref().map(StallJson::of),
             overlaps: w
+                .bodies
                 .overlaps
                 .iter()
                 .map(|o| OverlapJson::of(o, false))
                 .collect(),
-            overlaps_during_run: OverlapsDuringRunJson {
-                onsets: w.overlap_onsets,
-                deepest: w.deepest_overlap.as_ref().map(|o| OverlapJson::of(o, true)),
-            },
+            overlaps_during_run: OverlapsDuringRunJson::of(&w.bodies),
             in_closed_ground: w
                 .in_closed_ground
                 .iter()
@@ -335,12 +359,45 @@ impl StallJson {
 }
 
 impl OverlapJson {
-    fn of(o: &Overlap, with_tick: bool) -> OverlapJson {
+    /// A pair now (`during` false) or seen during the run, with its tick and place.
+    fn of(o: &Overlap, during: bool) -> OverlapJson {
         OverlapJson {
             a: o.a.0,
             b: o.b.0,
             per_mille_of_allowance: i64::try_from(o.per_mille).unwrap_or(i64::MAX),
-            tick: with_tick.then_some(o.tick),
+            tick: during.then_some(o.tick),
+            position: during.then_some(point(o.at)),
+        }
+    }
+}
+
+impl OverlapsDuringRunJson {
+    fn of(b: &BodiesReport) -> OverlapsDuringRunJson {
+        OverlapsDuringRunJson {
+            onsets: b.onsets,
+            deepest: b.deepest.as_ref().map(|o| OverlapJson::of(o, true)),
+            close_pair_ticks: b.close_pair_ticks,
+            close_pair_seconds: seconds(b.close_pair_ticks),
+            longest_close: b.longest_close.map(|r| CloseRunJson {
+                a: r.a.0,
+                b: r.b.0,
+                since_tick: r.since,
+                ticks: r.ticks,
+                seconds: seconds(r.ticks),
+                position: point(r.at),
+            }),
+            standing_pair_ticks: b.standing_pair_ticks,
+            standing_at_end: b
+                .standing_at_end
+                .iter()
+                .map(|o| OverlapJson::of(o, false))
+                .collect(),
+            pile: b.pile.map(|p| PileJson {
+                bodies: p.bodies,
+                tick: p.tick,
+                position: point(p.at),
+            }),
+            faults: b.faults(),
         }
     }
 }

@@ -56,11 +56,19 @@ pub fn write_summary(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
         "stalled   {stalled} now, {} waiting for a place; longest stall {longest:.2} s",
         w.stalled.len() - stalled
     )?;
+    let b = &w.bodies;
     writeln!(
         out,
         "overlaps  {} now, {} during the run",
-        w.overlaps.len(),
-        w.overlap_onsets
+        b.overlaps.len(),
+        b.onsets
+    )?;
+    writeln!(
+        out,
+        "apart     nearest {}‰ of the allowance, {:.2} s longest under 900‰, {} faults",
+        b.deepest.map_or(1000, |d| d.per_mille),
+        b.longest_close.map_or(0.0, |r| seconds(r.ticks)),
+        b.faults().len()
     )?;
     writeln!(
         out,

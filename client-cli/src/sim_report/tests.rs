@@ -207,7 +207,17 @@ fn the_json_tells_what_the_run_came_to() {
     assert_eq!(v["overlaps"], json!([]));
     assert_eq!(
         v["overlaps_during_run"],
-        json!({"onsets": 0, "deepest": null})
+        json!({
+            "onsets": 0,
+            "deepest": null,
+            "close_pair_ticks": 0,
+            "close_pair_seconds": 0.0,
+            "longest_close": null,
+            "standing_pair_ticks": 0,
+            "standing_at_end": [],
+            "pile": null,
+            "faults": []
+        })
     );
     assert_eq!(v["in_closed_ground"], json!([]));
     assert_eq!(v["deepest_in_closed_ground"], Value::Null);
@@ -301,10 +311,14 @@ fn the_summary_tells_the_run_in_lines() {
     let n = lines.len();
     // Both went the 8 ticks without half a tile's progress: 0.128 s.
     assert_eq!(
-        lines[n - 4],
+        lines[n - 5],
         "stalled   0 now, 0 waiting for a place; longest stall 0.13 s"
     );
-    assert_eq!(lines[n - 3], "overlaps  0 now, 0 during the run");
+    assert_eq!(lines[n - 4], "overlaps  0 now, 0 during the run");
+    assert_eq!(
+        lines[n - 3],
+        "apart     nearest 1000‰ of the allowance, 0.00 s longest under 900‰, 0 faults"
+    );
     assert_eq!(lines[n - 2], "closed    0 bodies over closed ground now");
     assert_eq!(lines[n - 1], format!("final hash {}", report.final_hash));
     assert!(text.ends_with('\n'));

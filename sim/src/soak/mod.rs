@@ -32,7 +32,7 @@ pub use summary::{Failed, Summary};
 use crate::hash::StateHash;
 use crate::id::EntityId;
 use crate::position::Fx;
-use crate::scenario::watch::{InClosed, LongStall, Overlap, Stall};
+use crate::scenario::watch::{BodiesReport, InClosed, LongStall, Stall};
 use crate::scenario::{NoFiles, Runner, Scenario, ScenarioError};
 use crate::state::{Order, TICK_MS};
 
@@ -120,13 +120,8 @@ pub struct Outcome {
     pub stalls: Vec<LongStall>,
     /// The longest wait for a place at a full target during the run.
     pub longest_wait: Option<Stall>,
-    /// Pairs nearer than the keep-apart allowance at the end, in id order.
-    pub overlaps: Vec<Overlap>,
-    /// Times a pair came nearer than the allowance during the run (walking through each other:
-    /// not a failure).
-    pub overlap_onsets: u64,
-    /// The nearest any pair came during the run.
-    pub deepest_overlap: Option<Overlap>,
+    /// How near bodies came during the run and stand at the end (the watch's, [`BodiesReport`]).
+    pub bodies: BodiesReport,
     /// The deepest any body reached into closed ground during the run.
     pub deepest_in_closed_ground: Option<InClosed>,
     /// Bodies over closed ground at the end.
@@ -170,10 +165,10 @@ impl Outcome {
                 by_order.join("; ")
             ));
         }
-        if let Some(o) = self.overlaps.iter().min_by_key(|o| o.per_mille) {
+        if let Some(o) = self.bodies.overlaps.iter().min_by_key(|o| o.per_mille) {
             wrong.push(format!(
                 "{} pairs nearer than the allowance at the end (nearest #{} #{} at {}‰)",
-                self.overlaps.len(),
+                self.bodies.overlaps.len(),
                 o.a.0,
                 o.b.0,
                 o.per_mille
@@ -299,9 +294,7 @@ fn run_once(scene: &Scene) -> Result<(Outcome, Vec<StateHash>), ScenarioError> {
         busy_unit_seconds: watch.busy_unit_seconds,
         stalls: watch.long_stalls,
         longest_wait: watch.longest_wait,
-        overlaps: watch.overlaps,
-        overlap_onsets: watch.overlap_onsets,
-        deepest_overlap: watch.deepest_overlap,
+        bodies: watch.bodies,
         deepest_in_closed_ground: watch.deepest_in_closed_ground,
         in_closed_ground: watch.in_closed_ground,
         not_ended,
@@ -475,7 +468,7 @@ mod tests {
         let mut o = run(&Scene::of_seed(1)).unwrap();
         assert!(o.identical_twice);
         o.stalls.clear();
-        o.overlaps.clear();
+        o.bodies = BodiesReport::default();
         o.deepest_in_closed_ground = None;
         o.not_ended.clear();
         assert!(o.passed(), "{:?}", o.failures());
@@ -489,11 +482,12 @@ mod tests {
             },
             order: Order::Follow { target: unit },
         });
-        o.overlaps.push(Overlap {
+        o.bodies.overlaps.push(crate::scenario::watch::Overlap {
             a: unit,
             b: EntityId(8),
             per_mille: 500,
             tick: 800,
+            at: crate::position::Vec2::ZERO,
         });
         o.deepest_in_closed_ground = Some(InClosed {
             unit,

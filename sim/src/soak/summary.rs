@@ -37,6 +37,12 @@ pub struct Summary {
     /// Times a pair came nearer than the allowance during the runs, and the nearest (‰).
     pub overlap_onsets: u64,
     pub nearest_during_runs: Option<i128>,
+    /// Ticks times pairs closer than 0.9 of the allowance, over every scene.
+    pub close_pair_ticks: u64,
+    /// The longest any pair stayed that close on end, in ticks, and its scene's seed.
+    pub longest_close: Option<(u64, u64)>,
+    /// Ticks times pairs nearer than the allowance while both stood, over every scene.
+    pub standing_pair_ticks: u64,
     /// Scenes with a body over closed ground at some tick, bodies over it at the end, and the
     /// deepest any went (tiles).
     pub closed_ground_scenes: usize,
@@ -86,14 +92,21 @@ impl Summary {
             }
         }
         let nearer = |best: Option<i128>, p: i128| Some(best.map_or(p, |b| b.min(p)));
-        self.overlaps_at_end += o.overlaps.len();
-        for ov in &o.overlaps {
+        self.overlaps_at_end += o.bodies.overlaps.len();
+        for ov in &o.bodies.overlaps {
             self.nearest_at_end = nearer(self.nearest_at_end, ov.per_mille);
         }
-        self.overlap_onsets += o.overlap_onsets;
-        if let Some(d) = o.deepest_overlap {
+        self.overlap_onsets += o.bodies.onsets;
+        if let Some(d) = o.bodies.deepest {
             self.nearest_during_runs = nearer(self.nearest_during_runs, d.per_mille);
         }
+        self.close_pair_ticks += o.bodies.close_pair_ticks;
+        if let Some(r) = o.bodies.longest_close {
+            if longer(self.longest_close, r.ticks) {
+                self.longest_close = Some((r.ticks, o.seed));
+            }
+        }
+        self.standing_pair_ticks += o.bodies.standing_pair_ticks;
         if let Some(c) = o.deepest_in_closed_ground {
             self.closed_ground_scenes += 1;
             self.deepest_in_closed_ground = Some(

@@ -16,8 +16,10 @@ use crate::ruleset::Good;
 use crate::state::{Counters, Order, Unit, TICK_MS};
 use crate::tick::K_FOLLOW_RANGE;
 use crate::walk::apart::K_BODY_SLACK;
-use crate::walk::K_KEEP_APART;
 use crate::world::World;
+
+pub mod bodies;
+pub use bodies::{BodiesReport, CloseRun, Overlap, Pile};
 
 /// A unit with an order that has made no progress for this many ticks (10 s of game time) is
 /// stalled.
@@ -25,10 +27,6 @@ pub const K_STALL_TICKS: u64 = 10_000 / TICK_MS as u64;
 /// Progress is walking at least this far (half a tile) from where the unit stood when it last
 /// made progress, or doing its work.
 pub const K_STALL_REACH: Fx = fx_ratio(1, 2);
-/// A pair counts as overlapping when it is nearer than this share of the keep-apart allowance,
-/// in thousandths: 999, so the last bit of a fixed-point square root is not an overlap (as
-/// `cohort verify` counts).
-pub const K_OVERLAP_PER_MILLE: i128 = 999;
 /// Ticks in a second of game time, rounded up: replan storms are counted per second.
 const TICKS_PER_SECOND: u64 = 1000_u64.div_ceil(TICK_MS as u64);
 
@@ -52,16 +50,6 @@ pub struct Stall {
 pub struct LongStall {
     pub stall: Stall,
     pub order: Order,
-}
-
-/// Two bodies nearer than keep-apart allows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Overlap {
-    pub a: EntityId,
-    pub b: EntityId,
-    /// Their distance in thousandths of the allowance (`K_KEEP_APART` of their radii together).
-    pub per_mille: i128,
-    pub tick: u64,
 }
 
 /// An order that ended on its own (not by a command): the unit stands idle now.
@@ -129,12 +117,8 @@ pub struct Watch {
     longest_wait: Option<Stall>,
     /// Every stall (waits apart) that reached [`K_STALL_TICKS`], in the order each reached it.
     long_stalls: Vec<LongStall>,
-    /// Pairs (lower id first, sorted) that overlapped at the tick before.
-    overlapping: Vec<(EntityId, EntityId)>,
-    /// Pairs that overlapped when the watch began: placed so, not walked so.
-    placed_overlapping: Vec<(EntityId, EntityId)>,
-    overlap_onsets: u64,
-    deepest_overlap: Option<Overlap>,
+    /// How near bodies came, and for how long.
+    bodies: bodies::Bodies,
     deepest_in_closed: Option<InClosed>,
     ended: Vec<Ended>,
     /// Units named by a command this tick: their orders may end without their ending.
@@ -163,12 +147,8 @@ pub struct WatchReport {
     /// Every stall (waits apart) that reached [`K_STALL_TICKS`] during the run, over or not, in
     /// the order each reached it: its length when it ended, or now.
     pub long_stalls: Vec<LongStall>,
-    /// Pairs overlapping now, in id order.
-    pub overlaps: Vec<Overlap>,
-    /// Times a pair came to overlap during the run (pairs placed overlapping left out).
-    pub overlap_onsets: u64,
-    /// The deepest overlap seen during the run (pairs placed overlapping left out).
-    pub deepest_overlap: Option<Overlap>,
+    /// Bodies nearer than keep-apart allows: now, during the run, standing ([`BodiesReport`]).
+    pub bodies: BodiesReport,
     /// Bodies over closed ground now, in id order.
     pub in_closed_ground: Vec<InClosed>,
     /// The deepest any body reached into closed ground during the run.
@@ -209,7 +189,7 @@ impl Watch {
     /// Looks at the world after a tick (and once before the first).
     pub fn observe(&mut self, world: &World) {
         let tick = world.tick();
-        let overlapping = self.overlaps_now(world, tick);
+        self.bodies.observe(world);
         if !self.started {
             self.started = true;
             self.start_stock = world
@@ -219,25 +199,8 @@ impl Watch {
                 .map(|p| (p.id, p.stock))
                 .collect();
             self.last_counters = world.counters.clone();
-            self.placed_overlapping = overlapping.iter().map(|o| (o.a, o.b)).collect();
         }
         self.progress(world, tick);
-        for o in &overlapping {
-            let pair = (o.a, o.b);
-            if self.placed_overlapping.binary_search(&pair).is_ok() {
-                continue;
-            }
-            if self.overlapping.binary_search(&pair).is_err() {
-                self.overlap_onsets += 1;
-            }
-            if self
-                .deepest_overlap
-                .is_none_or(|d| o.per_mille < d.per_mille)
-            {
-                self.deepest_overlap = Some(*o);
-            }
-        }
-        self.overlapping = overlapping.iter().map(|o| (o.a, o.b)).collect();
         for c in closed_now(world, tick) {
             if self.deepest_in_closed.is_none_or(|d| c.depth > d.depth) {
                 self.deepest_in_closed = Some(c);
@@ -352,42 +315,13 @@ impl Watch {
         self.last_counters = c.clone();
     }
 
-    /// Every pair nearer than keep-apart allows now, lower id first, sorted: a sweep along x.
+    /// Every pair nearer than keep-apart allows now, lower id first, sorted.
     pub fn overlaps_now(&self, world: &World, tick: u64) -> Vec<Overlap> {
-        let rules = world.rules();
-        let mut bodies: Vec<(Fx, Vec2, Fx, EntityId)> = world
-            .state
-            .units
-            .iter()
-            .filter(|u| u.hit_points > 0)
-            .map(|u| (u.position.x, u.position, rules.radius_of(u.kind), u.id))
-            .collect();
-        bodies.sort_unstable_by_key(|b| (b.0, b.3));
-        let widest = bodies.iter().map(|b| b.2).max().unwrap_or(Fx::ZERO);
-        let mut found = Vec::new();
-        for (k, &(x, p, r, id)) in bodies.iter().enumerate() {
-            for &(ox, q, or, oid) in &bodies[k + 1..] {
-                if ox - x > (r + widest) * K_KEEP_APART {
-                    break;
-                }
-                let allow = i128::from(((r + or) * K_KEEP_APART).to_bits());
-                let d2 = squared(q - p);
-                let limit = allow * K_OVERLAP_PER_MILLE;
-                if d2 * 1_000_000 < limit * limit {
-                    let per_mille = crate::position::isqrt_u128((d2 * 1_000_000) as u128) as i128
-                        / allow.max(1);
-                    let (a, b) = if id < oid { (id, oid) } else { (oid, id) };
-                    found.push(Overlap {
-                        a,
-                        b,
-                        per_mille,
-                        tick,
-                    });
-                }
-            }
-        }
-        found.sort_unstable_by_key(|o| (o.a, o.b));
-        found
+        bodies::scan(world, tick)
+            .0
+            .into_iter()
+            .map(|(o, _)| o)
+            .collect()
     }
 
     /// What the watch saw, with the world as it is now.
@@ -421,9 +355,7 @@ impl Watch {
             longest_stall: self.longest_stall,
             longest_wait: self.longest_wait,
             long_stalls: self.long_stalls.clone(),
-            overlaps: self.overlaps_now(world, tick),
-            overlap_onsets: self.overlap_onsets,
-            deepest_overlap: self.deepest_overlap,
+            bodies: self.bodies.report(),
             in_closed_ground: closed_now(world, tick),
             deepest_in_closed_ground: self.deepest_in_closed,
             ended: self.ended.clone(),
