@@ -88,6 +88,7 @@ fn main() {
                 "replans_per_unit_second": world.counters.replans as f64 / unit_seconds,
                 "route_searches": world.counters.route_searches,
                 "orders_ended": w.ended.len(),
+                "farthest_ended_move": w.ended.iter().filter(|e| matches!(e.order, Order::Move { .. } | Order::AttackMove { .. })).filter_map(|e| e.distance).max().map_or(0.0, |d| d.to_num::<f64>()),
                 "tick_median_us": quantile_us(&tick_ns, 0.5),
                 "tick_p99_us": quantile_us(&tick_ns, 0.99),
                 "tick_max_us": quantile_us(&tick_ns, 1.0),

@@ -82,7 +82,6 @@ fn fixture() -> World {
             since: 7,
             detoured: Some(5),
             squeeze_from: Some(cohort_sim::Vec2::new(fx(2), fx(3))),
-            through: true,
             anchor: cohort_sim::Vec2::new(fx(37), fx(38)),
             strode_from: cohort_sim::Vec2::new(fx(39), fx(40)),
             strode: 6,

@@ -140,17 +140,11 @@ impl Fold for Progress {
             since,
             detoured,
             squeeze_from,
-            through,
             anchor,
             strode_from,
             strode,
         } = self;
-        m.word(
-            u64::from(*corners)
-                | some_bit(detoured, 32)
-                | some_bit(squeeze_from, 33)
-                | u64::from(*through) << 34,
-        );
+        m.word(u64::from(*corners) | some_bit(detoured, 32) | some_bit(squeeze_from, 33));
         nearest.fold(m);
         since.fold(m);
         fold_some(detoured, m);

@@ -15,11 +15,12 @@
 //!
 //! [`run`] loads the scene, runs it twice and says what went wrong ([`Outcome::failures`]): a
 //! stall of 10 s or more during the run (waits for a place at a full target apart; a unit that
-//! dies is gone, not stalled), bodies standing nearer than the keep-apart allowance at the end,
+//! dies is gone, not stalled), bodies not kept apart (a pair under half the keep-apart allowance,
+//! one under 0.9 of it for more than a second on end, standing pairs under it at the end, a pile:
+//! [`BodiesReport::faults`]),
 //! a body over closed ground at any tick, a walk (a move, or an attack move with nothing to
 //! fight, given up to as long again to end: [`K_RUN_ON_STEP_TICKS`]) not ended by the end, or the
-//! two runs' hashes differing; a scene ending with a pair nearer than the allowance because one
-//! walks through the rest runs on the same way ([`passing_through`]). Everything is integers and
+//! two runs' hashes differing. Everything is integers and
 //! the scene's own seeded generator: same seed, same text, same figures on every machine.
 
 mod fields;
@@ -165,15 +166,7 @@ impl Outcome {
                 by_order.join("; ")
             ));
         }
-        if let Some(o) = self.bodies.overlaps.iter().min_by_key(|o| o.per_mille) {
-            wrong.push(format!(
-                "{} pairs nearer than the allowance at the end (nearest #{} #{} at {}‰)",
-                self.bodies.overlaps.len(),
-                o.a.0,
-                o.b.0,
-                o.per_mille
-            ));
-        }
+        wrong.extend(self.bodies.faults());
         if let Some(c) = self.deepest_in_closed_ground {
             wrong.push(format!(
                 "#{} over closed ground at tick {} ({} tiles deep; {} at the end)",
@@ -272,8 +265,7 @@ fn run_once(scene: &Scene) -> Result<(Outcome, Vec<StateHash>), ScenarioError> {
     };
     let mut not_ended_moves = not_ended(&runner.world, true);
     let mut more = 0;
-    while more < ticks && (!not_ended(&runner.world, false).is_empty() || passing_through(&runner))
-    {
+    while more < ticks && !not_ended(&runner.world, false).is_empty() {
         runner.run(K_RUN_ON_STEP_TICKS, |_| {});
         more += K_RUN_ON_STEP_TICKS;
     }
@@ -302,27 +294,6 @@ fn run_once(scene: &Scene) -> Result<(Outcome, Vec<StateHash>), ScenarioError> {
         identical_twice: true,
     };
     Ok((outcome, hashes))
-}
-
-/// Whether a pair stands nearer than the allowance because one of them walks through the rest
-/// (held still so long while squeezing that it keeps apart from nobody until its squeeze ends,
-/// `crate::walk::held`): a pass under way, not bodies standing inside each other. A scene that
-/// ends so runs on as one with attack moves walking on does ([`K_RUN_ON_STEP_TICKS`]), and the
-/// pairs still nearer than the allowance then fail it, walking through or not (the soak's
-/// choice).
-fn passing_through(runner: &Runner) -> bool {
-    let world = &runner.world;
-    let walks_through = |id: EntityId| {
-        crate::id::find(&world.state.units, id, |u| u.id).is_some_and(|k| {
-            let u = &world.state.units[k];
-            u.route.as_ref().is_some_and(|r| r.progress.through)
-        })
-    };
-    runner
-        .watch
-        .overlaps_now(world, world.tick())
-        .iter()
-        .any(|o| walks_through(o.a) || walks_through(o.b))
 }
 
 /// An attack move fights whatever it meets on its way for as long as that takes, which a scene's
@@ -482,13 +453,15 @@ mod tests {
             },
             order: Order::Follow { target: unit },
         });
-        o.bodies.overlaps.push(crate::scenario::watch::Overlap {
-            a: unit,
-            b: EntityId(8),
-            per_mille: 500,
-            tick: 800,
-            at: crate::position::Vec2::ZERO,
-        });
+        o.bodies
+            .standing_at_end
+            .push(crate::scenario::watch::Overlap {
+                a: unit,
+                b: EntityId(8),
+                per_mille: 500,
+                tick: 800,
+                at: crate::position::Vec2::ZERO,
+            });
         o.deepest_in_closed_ground = Some(InClosed {
             unit,
             depth: Fx::from_num(1) / 8,
@@ -505,8 +478,10 @@ mod tests {
             why[0],
             "1 stalled 10 s or more (longest 11.2 s; 1 follow: #7)"
         );
-        assert!(why[1]
-            .starts_with("1 pairs nearer than the allowance at the end (nearest #7 #8 at 500‰)"));
+        assert_eq!(
+            why[1],
+            "1 standing pairs nearer than the allowance at the end (nearest #7 #8 at 500‰)"
+        );
         assert!(why[2].starts_with("#7 over closed ground at tick 30"));
         assert_eq!(why[4], "two runs gave different hashes");
         assert_eq!(o.stalls_by_order(), vec![("follow", 1)]);

@@ -112,10 +112,6 @@ pub struct Progress {
     /// stands a tile from there).
     #[serde(default)]
     pub squeeze_from: Option<Vec2>,
-    /// Walking through: held still so long while squeezing that it keeps apart from nobody
-    /// until the squeeze ends (`crate::walk::held::K_THROUGH_AFTER_TICKS`).
-    #[serde(default)]
-    pub through: bool,
     /// Where it stood when it last got on.
     #[serde(default)]
     pub anchor: Vec2,
@@ -137,7 +133,6 @@ impl Default for Progress {
             since: 0,
             detoured: None,
             squeeze_from: None,
-            through: false,
             anchor: Vec2::ZERO,
             strode_from: Vec2::ZERO,
             strode: 0,

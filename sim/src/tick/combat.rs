@@ -219,7 +219,7 @@ fn lost_target(tick: &mut Tick<'_>, i: usize) {
             match route {
                 Some(mut r) => {
                     // Held as long as before (Cohort's choice): an attack-mover held in a
-                    // melee whose fight ended there had its squeeze and walk through begun
+                    // melee whose fight ended there had its squeeze and press begun
                     // afresh on its way on, in the same crowd.
                     if let Some(old) = &u.route {
                         r.progress = held_on_a_new_walk(&old.progress, &r, at);

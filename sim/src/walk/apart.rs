@@ -3,9 +3,7 @@
 //! Nobody standing is pushed. A walker bends its own step away from any body it would come nearer
 //! than [`K_KEEP_APART`] of their two radii together, by no more than the step's own length and
 //! only onto open ground. What would push it back the way it came turns it aside instead, so a
-//! crowd cannot hold it still for good. A member marching to its place in a formation lets
-//! through the formation's members whose way to their places crosses its own
-//! ([`Stepper::lets_through`], Cohort's choice).
+//! crowd cannot hold it still for good.
 
 pub use crate::astar::K_BODY_SLACK;
 use crate::astar::{middle_clear, tested_radius};
@@ -13,7 +11,6 @@ use crate::grid::{Grid, Keyed};
 use crate::id::EntityId;
 use crate::nav::{Body, Near, Survey};
 use crate::position::{fx, fx_ratio, squared, tile_of, Fx, Tile, Vec2};
-use crate::state::Route;
 
 /// The tile a coordinate falls on.
 trait TileX {
@@ -39,16 +36,10 @@ pub struct Stepper<'a> {
     /// The widest radius of any unit kind: how far round a point the looks of an arrival reach
     /// (the keep-apart scan reaches only the widest body filed, [`Survey::widest`]).
     pub widest: Fx,
-    /// Marching to its place in a formation: the formation and the place ([`marching_with`]);
-    /// `None` for every other walk.
-    pub march: Option<(u32, Vec2)>,
     /// Held up long enough to squeeze past those on the move: it keeps only
     /// [`super::held::K_SQUEEZE_APART`] of their radii from walkers going elsewhere (Cohort's
     /// choice): `Some` of the point it walks to.
     pub squeeze: Option<Vec2>,
-    /// Whom it walks through (held long while squeezing, [`super::held::K_THROUGH_AFTER_TICKS`]),
-    /// keeping apart from them no more.
-    pub through: Through,
     /// The bodies about where its step begins, gathered once for the whole step
     /// ([`Nearby::gather`]); [`Nearby::NONE`] asks the survey every time.
     pub nearby: Nearby<'a>,
@@ -102,36 +93,32 @@ impl<'a> Nearby<'a> {
     }
 }
 
-/// Whom a walker held long walks through (Cohort's last resort, [`super::held`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Through {
-    /// Nobody: it keeps apart from everyone.
-    Nobody,
-    /// Everyone but the body it closes on: a soldier walks through the crowd round its
-    /// target (its own side's, or enemies standing in its way), never into its target.
-    AllBut(EntityId),
-    /// Everyone, walkers or standing, friends or enemies.
-    Everyone,
-}
-
-/// The formation a walker on `route` marches in, and its place in it: its own (`formation`)
-/// while it walks to its place (its route capped at the formation's pace, which only a formation
-/// move sets). Such a walker lets through the members of its formation whose way to their places
-/// crosses its own ([`Stepper::lets_through`]).
-pub fn marching_with(formation: Option<u32>, route: &Route) -> Option<(u32, Vec2)> {
-    formation
-        .filter(|_| route.speed_cap.is_some())
-        .map(|f| (f, route.goal))
-}
-
 /// Whether a walker stepping `step` and one walking `heading` come at each other: their ways
 /// are more than 135° apart (Cohort's choice, with the head-on rule of [`Stepper::keep_apart`]).
-fn meets_head_on(step: Vec2, heading: Vec2) -> bool {
+pub(super) fn meets_head_on(step: Vec2, heading: Vec2) -> bool {
     let dot = step.dot(heading);
     // cos 135° = -1/√2: dot < 0 and dot² > |step|²|heading|² / 2.
     dot < Fx::ZERO && {
         let d = i128::from(dot.to_bits());
         2 * d * d > (squared(step) * squared(heading)) >> 32
+    }
+}
+
+impl<'a> Stepper<'a> {
+    /// The stepper of unit `i` (a settle walk's place looked for, a shove, a push; a walk's own
+    /// sets its squeeze): it squeezes past nobody and asks the survey for every body.
+    pub fn of_unit(view: crate::nav::View<'a>, i: usize, widest: Fx) -> Stepper<'a> {
+        let u = &view.state.units[i];
+        Stepper {
+            grid: view.grid(),
+            survey: &view.nav.survey,
+            key: view.key_of(u),
+            me: u.id,
+            radius: view.rules.radius_of(u.kind),
+            widest,
+            squeeze: None,
+            nearby: Nearby::NONE,
+        }
     }
 }
 
@@ -197,14 +184,11 @@ impl Stepper<'_> {
     /// corners of a way through the gaps of a crowd lie close together, and cutting them walks
     /// into the crowd).
     pub fn sees_past_bodies(&self, at: Vec2, next: Vec2, reach: Fx) -> bool {
-        if self.through == Through::Everyone {
-            return true;
-        }
         let line = next - at;
         let along = line.dot(line);
         self.survey
             .near(at, reach + self.radius + self.widest)
-            .filter(|b| b.entity != self.me && !self.walks_through(b))
+            .filter(|b| b.entity != self.me)
             .all(|b| {
                 let to_b = b.middle - at;
                 let t = if along == Fx::ZERO {
@@ -213,17 +197,14 @@ impl Stepper<'_> {
                     (to_b.dot(line) / along).clamp(Fx::ZERO, fx(1))
                 };
                 let nearest = squared(at + line * t - b.middle);
-                nearest >= self.allowance_sq(b)
-                    || nearest >= squared(to_b)
-                    || self.lets_through(at, b)
+                nearest >= self.allowance_sq(b) || nearest >= squared(to_b)
             })
     }
 
-    /// Bodies a walker at `p` might come too near: everyone but itself and those it walks
-    /// through within its radius and the widest filed body's radius ([`Survey::widest`]) together
+    /// Bodies a walker at `p` might come too near: everyone but itself within its radius and the
+    /// widest filed body's radius ([`Survey::widest`]) together
     /// (box distance), which is more than any allowance; read from the step's gathered [`Nearby`]
-    /// when they cover `p`. Those it lets through
-    /// ([`Stepper::lets_through`]) are left out by the callers, after the distance test.
+    /// when they cover `p`.
     fn near(&self, p: Vec2) -> impl Iterator<Item = &Body> + '_ {
         let me = self.me;
         let reach = self.radius + self.survey.widest();
@@ -231,82 +212,33 @@ impl Stepper<'_> {
             Some(gathered) => Near::among(gathered, p, reach),
             None => self.survey.near(p, reach),
         };
-        bodies.filter(move |b| b.entity != me && !self.walks_through(b))
-    }
-
-    /// Whether the walker walks through `b` ([`Through`]).
-    #[inline]
-    fn walks_through(&self, b: &Body) -> bool {
-        match self.through {
-            Through::Nobody => false,
-            Through::AllBut(target) => b.entity != target,
-            Through::Everyone => true,
-        }
-    }
-
-    /// Whether a walker at `p` marching to its place in a formation lets `b` through rather than
-    /// bends round it: `b` is a member of the same formation, their places (where `b` stands, if
-    /// it walks nowhere) are at least the keep-apart allowance apart, and on the way there from
-    /// where the two stand now they must come nearer than the allowance: the straight change
-    /// from their offset now to their offset on their places passes that near. Members who set
-    /// off together at paces that bring them in together keep that offset change exactly.
-    ///
-    /// Cohort's choice, not the spec's: the spec bends every walker round every body and deals a
-    /// formation's places so that "none cuts across the rest on the way", which cannot hold when
-    /// the hand-to-hand fighters, who take the front ranks, start behind the shooters; then the
-    /// fighters fall behind, and the shooters reach their rank first and stand in the way. So
-    /// members whose ways cross pass through each other, and every other pair keeps apart as
-    /// ever. Nobody standing is pushed, and each still ends clear of the rest on its own place.
-    pub fn lets_through(&self, p: Vec2, b: &Body) -> bool {
-        let Some((formation, place)) = self.march else {
-            return false;
-        };
-        let Some(member) = self.survey.member(b.entity) else {
-            return false;
-        };
-        if member.formation != formation {
-            return false;
-        }
-        let allow = self.allowance_sq(b);
-        let end = member.headed - place;
-        if squared(end) < allow {
-            return false;
-        }
-        let now = b.middle - p;
-        let change = end - now;
-        let along = change.dot(change);
-        let nearest = if along == Fx::ZERO {
-            now
-        } else {
-            let t = (-now.dot(change) / along).clamp(Fx::ZERO, fx(1));
-            now + change * t
-        };
-        squared(nearest) < allow
+        bodies.filter(move |b| b.entity != me)
     }
 
     /// Whether stepping from `from` to `p` brings the walker nearer than the allowance to a body
-    /// it was not already nearer to (and does not let through). This scan is the tick's hottest
-    /// loop: a walker in no formation march takes a path with no formation test in it, which
-    /// keeps the scan inlined (asked in the same closure, the tick benchmark's median rose from
-    /// about 525 to 650 µs).
+    /// it was not already nearer to. This scan is the tick's hottest loop.
     pub fn crowds(&self, from: Vec2, p: Vec2) -> bool {
-        if self.through == Through::Everyone {
+        self.near(p).any(|b| self.too_near(from, p, b))
+    }
+
+    /// [`Stepper::crowds`] leaving `but` out: whether a body moved from `from` to `p` comes too
+    /// near anyone else (a shove, [`super::shove`]).
+    pub fn crowds_but(&self, from: Vec2, p: Vec2, but: EntityId) -> bool {
+        self.near(p)
+            .any(|b| b.entity != but && self.too_near(from, p, b))
+    }
+
+    /// Whether a walker at `p` is nearer than the allowance to `b`, and nearer than it was at
+    /// `from`.
+    #[inline]
+    pub fn too_near(&self, from: Vec2, p: Vec2, b: &Body) -> bool {
+        // First the cheap test: no allowance is wider than the two radii together.
+        let (d, most) = (p - b.middle, self.radius + b.radius);
+        if d.x.abs() >= most || d.y.abs() >= most {
             return false;
         }
-        let too_near = |b: &Body| {
-            // First the cheap test: no allowance is wider than the two radii together.
-            let (d, most) = (p - b.middle, self.radius + b.radius);
-            if d.x.abs() >= most || d.y.abs() >= most {
-                return false;
-            }
-            let now = squared(d);
-            now < self.allowance_sq(b) && now < squared(from - b.middle)
-        };
-        if self.march.is_none() {
-            return self.near(p).any(too_near);
-        }
-        self.near(p)
-            .any(|b| too_near(b) && !self.lets_through(p, b))
+        let now = squared(d);
+        now < self.allowance_sq(b) && now < squared(from - b.middle)
     }
 
     /// Where a step from `from` toward `to` really goes: `to` when it keeps apart; else bent away
@@ -330,10 +262,7 @@ impl Stepper<'_> {
         let mut head_on = false;
         for b in self.near(to) {
             let now = squared(to - b.middle);
-            if now >= self.allowance_sq(b)
-                || now >= squared(from - b.middle)
-                || self.lets_through(to, b)
-            {
+            if now >= self.allowance_sq(b) || now >= squared(from - b.middle) {
                 continue;
             }
             head_on |= b.moving && meets_head_on(step, b.heading);

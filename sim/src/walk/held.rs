@@ -8,7 +8,7 @@
 //! on ([`crate::state::Progress`]): it gets on when it comes [`K_PROGRESS`] nearer its first
 //! corner, or reaches a corner, or stands [`K_HEADWAY`] from where it last got on (headway); it
 //! strides when it stands [`K_HEADWAY`] from where it last strode. Held longer, it does more, in
-//! this order (the detour counts from when it last got on; the squeeze and the walk through
+//! this order (the detour counts from when it last got on; the squeeze and the press
 //! from its last stride, as the watch counts a stall, so a walker jostled an eighth of a tile
 //! nearer its corner now and then in a melee still gets through):
 //!
@@ -17,17 +17,17 @@
 //!    in its way as closed ground, so the search goes round them; at most once every
 //!    [`K_DETOUR_EVERY_TICKS`], and never counted against the spec's `K_MOST_REPLANS` (being
 //!    held up by units is not ground closing). No way round, or one from which the goal the
-//!    walk reaches is shut out and that ends further than [`K_SHUT_OUT_REACH`] off (walking
-//!    through with no stride for [`K_KEEP_WALK_AFTER_TICKS`]: wherever it ends), keeps the
+//!    walk reaches is shut out and that ends further than [`K_SHUT_OUT_REACH`] off keeps the
 //!    walk it has.
 //! 2. after [`K_SQUEEZE_AFTER_TICKS`] with no stride it **squeezes** past those on the move:
 //!    it keeps only [`K_SQUEEZE_APART`] of their radii from walkers (still the whole allowance
 //!    from anyone standing: nobody standing is pushed), until it stands [`K_SQUEEZE_THROUGH`]
 //!    from where the squeeze began.
-//! 3. after [`K_THROUGH_AFTER_TICKS`] with no stride, squeezing, it **walks through** everyone
-//!    about it, keeping apart from nobody (a walk to something: from nobody but that target),
-//!    until the squeeze ends and it stands clear of everyone (nobody is pushed: it is the one
-//!    that moves; the ground still holds it). A detour meanwhile goes round the ground alone.
+//! 3. after [`K_PRESS_AFTER_TICKS`] with no stride it **presses**: it shoves aside walkers of
+//!    its own player going its own way too ([`super::shove`]).
+//!
+//! Nobody ever walks through anyone: a walker held long by bodies it cannot shove aside
+//! ([`super::shove`]) waits, goes round them, or stops against them.
 //!
 //! Every tick also, movers meeting head-on both turn to the same side (their right:
 //! [`crate::walk::Stepper::keep_apart`]), so two walkers coming at each other pass rather than
@@ -35,8 +35,8 @@
 
 use super::short::short_way;
 use super::stepper;
-use crate::astar::{body_clear, Budget};
-use crate::nav::{route_round, Ask, Tick, View};
+use crate::astar::Budget;
+use crate::nav::{route_round, Ask, Tick};
 use crate::position::{fx, fx_ratio, Distance, Fx, Tile, Vec2};
 pub use crate::state::held_ticks;
 use crate::state::{Progress, Route, TICK_MS};
@@ -56,6 +56,13 @@ pub const K_DETOUR_EVERY_TICKS: u64 = 2000 / TICK_MS as u64;
 pub const K_SQUEEZE_AFTER_TICKS: u64 = 3000 / TICK_MS as u64;
 /// A detour treats the tiles of the bodies within this many tiles of the walker as closed.
 pub const K_DETOUR_REACH: Fx = fx(2);
+/// A walker with no stride this long (four seconds) that finds no way round stops ([`Detour`]).
+pub const K_STOP_AGAINST_TICKS: u64 = 4000 / TICK_MS as u64;
+/// Only a walker within this many tiles of its walk's end stops against those standing round it
+/// ([`Detour::ShutIn`]): further off, it keeps its walk (those standing may yet move).
+pub const K_STOP_AGAINST_REACH: Fx = fx(4);
+/// A detour also treats the tiles of other players' walkers within this many tiles as closed.
+pub const K_DETOUR_OTHERS_REACH: Fx = fx(6);
 /// A detour from which the goal is shut out, where the walk reaches it, is taken only when it
 /// ends within this many tiles of the walker (Cohort's choice, [`detour`]): a step back out of a
 /// jam at a gap, not a walk along the wall to the point nearest the goal.
@@ -64,24 +71,17 @@ pub const K_SHUT_OUT_REACH: Fx = fx(4);
 /// squeezes past traffic, never through its own group (which the spec's rules stop round their
 /// point).
 pub const K_SAME_WAY: Fx = fx(3);
-/// A walker with no stride this long (six seconds, squeezing since the third) walks through:
-/// it keeps apart from nobody, walkers or standing, enemies or friends, until it stands
-/// [`K_SQUEEZE_THROUGH`] from where the squeeze began and clear of everyone (Cohort's last
-/// resort: bodies packed round a walker, an enemy formation formed up about it or a jam no side
-/// can give way in, hold it still for good otherwise). The ground still holds it: never into
-/// closed ground. A walk to something (a chase, a worker's) walks through everyone but that
-/// target (its place at the target is clear of where the others stand: the walk through ends
-/// there, not in them).
-pub const K_THROUGH_AFTER_TICKS: u64 = 6000 / TICK_MS as u64;
-/// A walker walking through with no stride this long (twelve seconds: six of walking through)
-/// takes no way round that does not come to the goal while its walk does (Cohort's choice).
-pub const K_KEEP_WALK_AFTER_TICKS: u64 = 2 * K_THROUGH_AFTER_TICKS;
-/// Squeezing past a walker keeps this share of their two radii between them (half, where keeping
-/// apart keeps three quarters).
-pub const K_SQUEEZE_APART: Fx = fx_ratio(1, 2);
+/// A walker with no stride this long (six seconds, squeezing since the third) presses: it
+/// shoves aside walkers of its own player going its own way too (Cohort's choice,
+/// [`super::shove`]).
+pub const K_PRESS_AFTER_TICKS: u64 = 6000 / TICK_MS as u64;
+/// Squeezing past a walker keeps this share of their two radii between them (Cohort's choice:
+/// 0.7, where keeping apart keeps 0.75; over 0.9 of the allowance, so squeezing past is never a
+/// merge).
+pub const K_SQUEEZE_APART: Fx = fx_ratio(7, 10);
 
 /// How many ticks the walker on `route` has not strode, at tick `now`: what its squeeze and its
-/// walk through count (Cohort's choice: coming an eighth of a tile nearer a corner now and then,
+/// press count (Cohort's choice: coming an eighth of a tile nearer a corner now and then,
 /// as the crowd jostled it, held a mangonel in a melee 10.3 s while the squeeze waited on a
 /// clock that kept starting afresh).
 pub fn still_ticks(route: &Route, now: u64) -> u64 {
@@ -93,7 +93,7 @@ pub fn squeezes(route: &Route, now: u64) -> bool {
     route.progress.squeeze_from.is_some() || still_ticks(route, now) >= K_SQUEEZE_AFTER_TICKS
 }
 
-/// A squeeze (and a walk through) lasts until the walker stands this far from where it began
+/// A squeeze lasts until the walker stands this far from where it began
 /// (a tile).
 pub const K_SQUEEZE_THROUGH: Fx = fx(1);
 /// A walker also gets on when it stands this far from where it last got on (half a tile, the
@@ -119,12 +119,9 @@ fn at_least(v: Vec2, d: Fx) -> bool {
 /// [`K_HEADWAY`] from where it last strode (the same proviso). A new first corner is no headway
 /// by itself (a detour's first may be where the walker stands, and walkers held on the spot
 /// turn from corner to corner). With no stride for [`K_SQUEEZE_AFTER_TICKS`], it begins to
-/// squeeze; for [`K_THROUGH_AFTER_TICKS`], it walks through (a walk to something, everyone but
-/// that target: [`super::apart::Through`]); both until it stands [`K_SQUEEZE_THROUGH`] from
-/// where the squeeze began (a walk through: and stands `clear` of everyone,
-/// [`clear_of_all`]). A chase planned again to the same place keeps how it was getting on
+/// squeeze, until it stands [`K_SQUEEZE_THROUGH`] from where the squeeze began. A chase planned again to the same place keeps how it was getting on
 /// (`tick::combat`), so a soldier's new corners are no headway either.
-pub fn note(route: &mut Route, at: Vec2, now: u64, clear: bool) {
+pub fn note(route: &mut Route, at: Vec2, now: u64) {
     let Some(&corner) = route.waypoints.first() else {
         return;
     };
@@ -134,11 +131,8 @@ pub fn note(route: &mut Route, at: Vec2, now: u64, clear: bool) {
     let goal = route.goal;
     let p = &mut route.progress;
     if let Some(from) = p.squeeze_from {
-        if at_least(at - from, K_SQUEEZE_THROUGH) && (clear || !p.through) {
+        if at_least(at - from, K_SQUEEZE_THROUGH) {
             p.squeeze_from = None;
-            p.through = false;
-        } else if now.saturating_sub(p.strode) >= K_THROUGH_AFTER_TICKS {
-            p.through = true;
         }
     } else if now.saturating_sub(p.strode) >= K_SQUEEZE_AFTER_TICKS {
         p.squeeze_from = Some(at);
@@ -171,21 +165,6 @@ pub fn note(route: &mut Route, at: Vec2, now: u64, clear: bool) {
     }
 }
 
-/// Whether unit `i`, standing at `at`, stands clear of everyone: nobody nearer than keep-apart
-/// allows ([`super::K_KEEP_APART`] of their radii). A walk through ends only there (Cohort's
-/// choice): one that ended a tile on, inside the jam, held the walker again at once, six
-/// seconds more for every tile (a knight in a stream of two armies through a one-tile gap in a
-/// line of trees stood 10.5 s).
-pub fn clear_of_all(view: View<'_>, i: usize, at: Vec2) -> bool {
-    let u = &view.state.units[i];
-    let radius = view.rules.radius_of(u.kind);
-    let reach = (radius + super::widest(view)) * super::K_KEEP_APART;
-    view.nav.survey.near(at, reach).all(|b| {
-        let a = i128::from(((radius + b.radius) * super::K_KEEP_APART).to_bits());
-        b.entity == u.id || crate::position::squared(b.middle - at) >= a * a
-    })
-}
-
 /// Whether the walker on `route`, standing at `at`, is due a detour at tick `now`. Never near
 /// the point of a walk to a point: there the spec's own rules (someone on the goal, a crowd at
 /// the goal) stop it against whoever stands there.
@@ -201,15 +180,8 @@ pub fn due_detour(u: &crate::state::Unit, route: &Route, at: Vec2, now: u64) -> 
 /// Unit `i`, held at `at` on `route`, plans a detour round the bodies about it (see the module).
 /// The new walk keeps the old one's order-wide figures (replans, legs, speed cap) and how long it has
 /// been held; with no way round, the old walk stays. Counts a replan.
-///
-/// A walker walking through keeps apart from nobody, so its detour goes round the ground alone
-/// (Cohort's choice): no body's tile is closed to it and its short way passes everyone. A way
-/// round the bodies about it only turned it from the way it walked through: a mangonel in a jam
-/// between two ways round a wood turned from one to the other at every detour, to and fro on
-/// the spot.
-pub fn detour(tick: &mut Tick<'_>, i: usize, route: &mut Route, at: Vec2) {
+pub fn detour(tick: &mut Tick<'_>, i: usize, route: &mut Route, at: Vec2) -> Detour {
     let now = tick.state.tick;
-    let through = route.progress.through;
     route.progress.detoured = Some(now);
     let u = &tick.state.units[i];
     let me = u.id;
@@ -225,11 +197,17 @@ pub fn detour(tick: &mut Tick<'_>, i: usize, route: &mut Route, at: Vec2) {
         let r = i128::from(((radius + b.radius) / 10).to_bits());
         crate::position::squared(b.middle - at) < r * r
     };
+    // And every walker of another player further out (Cohort's choice): nobody walks through
+    // anyone, and a block coming the other way is gone round whole, not met front to front.
+    let owner = u.owner;
     let mut blocked: Vec<Tile> = survey
-        .near(at, K_DETOUR_REACH)
-        .filter(|_| !through)
+        .near(at, K_DETOUR_OTHERS_REACH)
         .filter(others)
-        .filter(|b| b.moving && !stacked(b))
+        .filter(|b| {
+            b.moving
+                && !stacked(b)
+                && (b.owner != owner || b.middle.chebyshev(at) <= K_DETOUR_REACH)
+        })
         .map(|b| b.middle.tile())
         .collect();
     blocked.sort_unstable_by_key(|t| (t.y, t.x));
@@ -239,16 +217,9 @@ pub fn detour(tick: &mut Tick<'_>, i: usize, route: &mut Route, at: Vec2) {
     let grid = tick.grid();
     let key = tick.key_of(u);
     let taken = |t: Tile| {
-        !through
-            && grid
-                .index(t)
-                .is_some_and(|k| survey.on_tile(k as u32).iter().any(|b| others(&b)))
+        grid.index(t)
+            .is_some_and(|k| survey.on_tile(k as u32).iter().any(|b| others(&b)))
     };
-    // Whether the walk's next leg is open ground for the body: then only bodies hold it.
-    let open_ahead = route
-        .waypoints
-        .first()
-        .is_some_and(|&c| body_clear(grid, key, at, c, radius));
     let here = at.tile();
     let start = if taken(here) {
         let mut best: Option<(i128, Tile)> = None;
@@ -283,27 +254,17 @@ pub fn detour(tick: &mut Tick<'_>, i: usize, route: &mut Route, at: Vec2) {
     let round = route_round(tick, &ask, start, &blocked);
     let expanded = tick.counters.node_expansions - expanded;
     let budget = u64::from(Budget::Spec.expansions(start, ask.to.tile()));
-    // Walking through with no stride for K_KEEP_WALK_AFTER_TICKS, its walk's next leg open
-    // ground, no way round that does not come to the goal is taken, however near it ends and
-    // though the budget ran out (Cohort's choice): the walk it has passes those standing, where
-    // the way round them is the way back. Idle militia standing in the one gap of a tree line,
-    // and mangonels stopped against the crowd at their point in the other, sent two mangonels
-    // walking through back from a gap's mouth at every detour, each taken as a leg of a long
-    // way round whose next leg led into the gap again, and they walked to and fro there to the
-    // scene's end (`soak_1015_…`). Held against the ground instead (a short way spliced in
-    // front of a route may leave a leg across a tree), it takes the way round as before: a
-    // knight that kept such a walk stood 163.8 s (`soak_865_…`).
+    let reaches_goal = route.has_goal;
     let wanders = |r: &Route| {
         let far = r
             .waypoints
             .last()
             .is_some_and(|&end| end.chebyshev(at) > K_SHUT_OUT_REACH);
         let cut_short = expanded >= budget;
-        let long_through =
-            through && open_ahead && still_ticks(route, now) >= K_KEEP_WALK_AFTER_TICKS;
-        !r.has_goal && route.has_goal && (long_through || (!cut_short && far))
+        !r.has_goal && reaches_goal && !cut_short && far
     };
     let round = round.filter(|r| !wanders(r));
+    let found = round.is_some();
     if let Some(mut r) = round {
         r.replans = route.replans;
         r.legs = route.legs;
@@ -311,14 +272,26 @@ pub fn detour(tick: &mut Tick<'_>, i: usize, route: &mut Route, at: Vec2) {
         r.progress = route.progress;
         *route = r;
     }
+    // Shut in: no way round even past the walkers (they move on), only bodies standing and
+    // the ground about it.
+    if !found
+        && at.chebyshev(route.goal) <= K_STOP_AGAINST_REACH
+        && still_ticks(route, now) >= K_STOP_AGAINST_TICKS
+        && !beside_walkers(tick, i, at)
+        && route_round(tick, &ask, start, &[])
+            .filter(|r| !wanders(r))
+            .is_none()
+    {
+        return Detour::ShutIn;
+    }
     // Out of the hollow it stands in, to the walk's first corner, through the gaps.
     let Some(&corner) = route.waypoints.first() else {
-        return;
+        return Detour::Made;
     };
     let target = route.target;
     let way = {
         let s = stepper(tick.view(), i, route);
-        short_way(&s, at, corner, |b| through || Some(b.entity) == target)
+        short_way(&s, at, corner, |b| Some(b.entity) == target)
     };
     if let Some(way) = way {
         if way.last() == Some(&corner) {
@@ -334,10 +307,37 @@ pub fn detour(tick: &mut Tick<'_>, i: usize, route: &mut Route, at: Vec2) {
         detoured: Some(now),
         ..held_as_before(&route.progress)
     };
+    Detour::Made
+}
+
+/// Whether unit `i` at `at` stands beside a walker: one nearer than the keep-apart allowance
+/// and a quarter again. Walkers move on; only bodies standing shut a walker in.
+fn beside_walkers(tick: &Tick<'_>, i: usize, at: Vec2) -> bool {
+    let u = &tick.state.units[i];
+    let radius = tick.rules.radius_of(u.kind);
+    let widest = tick.nav.survey.widest();
+    tick.nav.survey.near(at, radius + widest).any(|b| {
+        let reach = (radius + b.radius) * super::K_KEEP_APART * fx_ratio(5, 4);
+        let r = i128::from(reach.to_bits());
+        b.entity != u.id && b.moving && crate::position::squared(b.middle - at) < r * r
+    })
+}
+
+/// What a detour came to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Detour {
+    /// A way round, or the walk it had kept.
+    Made,
+    /// No way round, no stride for [`K_STOP_AGAINST_TICKS`], no walker beside it and its walk's
+    /// end within [`K_STOP_AGAINST_REACH`]: the walker stops against those standing round it,
+    /// its walk over (Cohort's choice: nobody walks through anyone, and a
+    /// walker shut in by bodies it may not shove stops, as the spec's walker stops against
+    /// whoever holds its goal).
+    ShutIn,
 }
 
 /// How a detour of a walker held on `old` is getting on: held as long as before, squeezing or
-/// walking through as before; only standing [`K_HEADWAY`] from where it last got on is headway
+/// pressing as before; only standing [`K_HEADWAY`] from where it last got on is headway
 /// (its new first corner is none by itself).
 pub fn held_as_before(old: &Progress) -> Progress {
     Progress {
@@ -348,10 +348,10 @@ pub fn held_as_before(old: &Progress) -> Progress {
 }
 
 /// How a chase planned again to another place, walked by a walker at `at` held on `old`, is
-/// getting on: held as long as before, squeezing or walking through as before; it gets on by
+/// getting on: held as long as before, squeezing or pressing as before; it gets on by
 /// coming [`K_PROGRESS`] nearer the new walk's first corner, or by headway (Cohort's choice: a
 /// chaser whose place flipped between two as the crowd round its target shifted had a fresh walk
-/// every half second, never held long enough to detour or walk through, and stood for good).
+/// every half second, never held long enough to detour or press, and stood for good).
 pub fn held_on_a_new_walk(old: &Progress, route: &Route, at: Vec2) -> Progress {
     let Some(&corner) = route.waypoints.first() else {
         return *old;

@@ -13,11 +13,13 @@
 pub mod apart;
 pub mod goal;
 pub mod held;
+pub mod lane;
 pub mod push;
 pub mod settle;
 pub mod short;
+pub mod shove;
 
-pub use apart::{marching_with, Stepper, Through, K_KEEP_APART};
+pub use apart::{Stepper, K_KEEP_APART};
 pub use goal::{K_MOST_RING_TRIES, K_RINGS, K_RING_SPACING};
 
 use crate::astar::body_clear;
@@ -100,18 +102,28 @@ pub fn walk_all(tick: &mut Tick<'_>) {
             }
             continue;
         };
+        shove::clear_way(tick, i, &route, widest);
         let outcome = walk(tick.view(), i, &mut route, widest, &mut nearby);
         let now = tick.state.tick;
         let at = match outcome {
             Outcome::Walking { at, ring } => {
-                let clear = !route.progress.through || held::clear_of_all(tick.view(), i, at);
-                held::note(&mut route, at, now, clear);
-                if held::due_detour(&tick.state.units[i], &route, at, now) {
-                    held::detour(tick, i, &mut route, at);
-                }
+                held::note(&mut route, at, now);
+                // A step aside held up is looked for afresh from where the unit stands (Cohort's
+                // choice: a body stepping out of another, its way to the free place taken
+                // meanwhile, stood inside it for good).
+                let shut_in = if route.settle {
+                    held::held_ticks(&route, now) >= settle::K_SETTLE_EVERY_TICKS
+                } else {
+                    held::due_detour(&tick.state.units[i], &route, at, now)
+                        && held::detour(tick, i, &mut route, at) == held::Detour::ShutIn
+                };
                 let u = &mut tick.state.units[i];
-                u.ring_tries += u8::from(ring);
-                u.route = Some(route);
+                if shut_in {
+                    finish(u);
+                } else {
+                    u.ring_tries += u8::from(ring);
+                    u.route = Some(route);
+                }
                 at
             }
             Outcome::Done(at) => {
@@ -144,28 +156,8 @@ pub fn stepper<'a>(view: View<'a>, i: usize, route: &Route) -> Stepper<'a> {
 fn stepper_with<'a>(view: View<'a>, i: usize, route: &Route, widest: Fx) -> Stepper<'a> {
     let u = &view.state.units[i];
     Stepper {
-        grid: view.grid(),
-        survey: &view.nav.survey,
-        key: view.key_of(u),
-        me: u.id,
-        radius: view.rules.radius_of(u.kind),
-        widest,
-        march: apart::marching_with(u.formation, route),
         squeeze: held::squeezes(route, view.state.tick).then(|| goal::point_of(u, route)),
-        // Near its point the crowd there stops it (someone on the goal, a crowd at the goal). A
-        // walk out of another body keeps apart from nobody: it sets off inside a body, and the
-        // place it walks to is clear of everyone (`settle`).
-        through: if route.settle {
-            Through::Everyone
-        } else if !route.progress.through || goal::near_point(u, route, u.position) {
-            Through::Nobody
-        } else {
-            match route.target {
-                Some(t) => Through::AllBut(t),
-                None => Through::Everyone,
-            }
-        },
-        nearby: apart::Nearby::NONE,
+        ..Stepper::of_unit(view, i, widest)
     }
 }
 
@@ -218,6 +210,13 @@ fn walk(
             (next, true)
         } else {
             (at + (next - at).with_length(left), false)
+        };
+        // A straight step of a walk pulled straight turns aside for walkers coming at it; a
+        // way through the gaps of a crowd (`fine`) is kept to.
+        let to = if lands || route.fine > 0 {
+            to
+        } else {
+            lane::keep_lane(&s, at, to)
         };
         if !s.open_step(at, to) {
             return Outcome::Replan(at);
@@ -313,7 +312,7 @@ fn walk(
                     route.has_goal = true;
                     route.fine = 0;
                     // Held afresh (the held-still clock and the ring tries count from
-                    // here), but its squeeze and walk through count on from its last stride
+                    // here), but its squeeze and press count on from its last stride
                     // (Cohort's choice: a walker in the crowd at its point, turned to a free
                     // place there, squeezed all over again and stood 12.2 s).
                     let old = route.progress;
@@ -321,7 +320,6 @@ fn walk(
                         strode: old.strode,
                         strode_from: old.strode_from,
                         squeeze_from: old.squeeze_from,
-                        through: old.through,
                         ..crate::state::Progress::from(view.state.tick)
                     };
                     Outcome::Walking { at, ring: true }

@@ -1,6 +1,9 @@
 //! Pushing idle friends aside (devlog: "Unit Pushing"), only under the ruleset's `push_idle`;
 //! off, the spec's rule holds and nobody standing is pushed.
 //!
+//! A pushed unit moves only onto open ground and never into anyone (it keeps the keep-apart
+//! allowance from all but its pusher, as a shove does: [`super::shove`]).
+//!
 //! A mover pushes idle friendly units in a cone of ±60° ahead of it ([`K_PUSH_CONE_COS`]), each
 //! sideways by the side it stands on. A pushed unit may push others in turn; a chain ends when the
 //! pusher has passed (more than [`K_PUSH_REACH`] of their radii apart) or stopped.
@@ -77,20 +80,14 @@ pub fn pushed_step(tick: &mut Tick<'_>, i: usize, widest: Fx) {
         tick.state.units[i].pushed = None;
         return;
     }
-    let s = Stepper {
-        grid: tick.grid(),
-        survey: &tick.nav.survey,
-        key: tick.key_of(u),
-        me: u.id,
-        radius,
-        widest,
-        march: None,
-        squeeze: None,
-        through: super::apart::Through::Nobody,
-        nearby: super::apart::Nearby::NONE,
-    };
+    let s = Stepper::of_unit(tick.view(), i, widest);
     let to = u.position + push.nudge;
-    if !s.open_step(u.position, to) || !s.body_open(u.position, to) {
+    // Onto open ground, and never nearer than the allowance to anyone but its pusher it was not
+    // nearer to already (nobody is pushed into anyone).
+    if !s.open_step(u.position, to)
+        || !s.body_open(u.position, to)
+        || s.crowds_but(u.position, to, push.by)
+    {
         tick.state.units[i].pushed = None;
         return;
     }

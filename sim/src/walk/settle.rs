@@ -1,13 +1,14 @@
 //! A body left standing inside another steps out (Cohort's choice, not the spec's).
 //!
 //! Walkers keep apart and nobody standing is pushed, so two bodies that come to stand inside
-//! each other's allowance stay so for good: a soldier walking through its own crowd when its
-//! target falls or comes in range, two walkers given one free place round a point, a follower
-//! stopping where every place round its friend is taken, units placed so. A unit with no walk,
+//! each other's allowance stay so for good: two walkers given one free place round a point, a
+//! follower stopping where every place round its friend is taken, units placed or spawned so. A unit with no walk,
 //! not pushed and not holding its ground (the spec's hold stays put), that stands nearer than
 //! the keep-apart allowance to a body standing still walks to the nearest free place round where
 //! it stands, as a short walk of its own (a settle walk, which a soldier in range of its target
-//! keeps): it keeps its order, and the walk keeps apart and off closed ground as every walk does.
+//! keeps): it keeps its order, and the walk keeps apart and off closed ground as every walk does
+//! (stepping away from the body it stands inside of, never nearer to anyone); held up for a
+//! look's while, it ends, and the unit looks again from where it stands.
 //! A unit at work (a target to attack, gather or build) takes only a place that leaves it no
 //! further from its target's box than [`K_SETTLE_SLACK`] beyond where it stands; a follower
 //! takes any (it follows on from there). Each unit looks once every [`K_SETTLE_EVERY_TICKS`]
@@ -16,7 +17,7 @@
 //! settles away from it ([`walks_off`]). A unit standing on a foundation that waits for its
 //! ground to clear steps off it the same way ([`step_off`], called by `tick::foundation`).
 
-use super::apart::{Stepper, Through};
+use super::apart::Stepper;
 use crate::astar::body_clear;
 use crate::id::EntityId;
 use crate::nav::{box_of, reach_gap, Tick, View};
@@ -57,19 +58,7 @@ pub fn settle(tick: &mut Tick<'_>, i: usize, widest: Fx) {
         return;
     }
     let radius = tick.rules.radius_of(u.kind);
-    let key = tick.key_of(u);
-    let s = Stepper {
-        grid: tick.grid(),
-        survey: &tick.nav.survey,
-        key,
-        me: u.id,
-        radius,
-        widest,
-        march: None,
-        squeeze: None,
-        through: Through::Nobody,
-        nearby: super::apart::Nearby::NONE,
-    };
+    let s = Stepper::of_unit(tick.view(), i, widest);
     let at = u.position;
     // Away from the standing bodies it is inside of: where to look for a place first.
     let mut away = Vec2::ZERO;
@@ -142,18 +131,7 @@ pub fn step_off(
     taken: &[Vec2],
 ) -> bool {
     let u = &tick.state.units[i];
-    let s = Stepper {
-        grid: tick.grid(),
-        survey: &tick.nav.survey,
-        key: tick.key_of(u),
-        me: u.id,
-        radius: tick.rules.radius_of(u.kind),
-        widest,
-        march: None,
-        squeeze: None,
-        through: Through::Nobody,
-        nearby: super::apart::Nearby::NONE,
-    };
+    let s = Stepper::of_unit(tick.view(), i, widest);
     let ground = ground.widened(clear);
     let apart = i128::from(((s.radius + widest) * super::K_KEEP_APART).to_bits());
     let unclaimed = |p: Vec2| taken.iter().all(|&t| squared(p - t) >= apart * apart);

@@ -86,7 +86,8 @@ pub struct BodiesReport {
     pub close_pair_ticks: u64,
     /// The longest any one pair stayed close on end.
     pub longest_close: Option<CloseRun>,
-    /// Ticks times pairs nearer than the allowance while both stood, summed over the run.
+    /// Ticks times pairs nearer than the allowance while both stood (no walk but a step aside,
+    /// not pushed), summed over the run.
     pub standing_pair_ticks: u64,
     /// Pairs nearer than the allowance at the end with both standing, in id order.
     pub standing_at_end: Vec<Overlap>,
@@ -248,7 +249,7 @@ pub fn scan(world: &World, tick: u64) -> (Vec<(Overlap, bool)>, Option<Pile>) {
             id: u.id,
             at: u.position,
             radius: rules.radius_of(u.kind),
-            standing: u.route.is_none() && u.pushed.is_none(),
+            standing: stands(u),
         })
         .collect();
     filed.sort_unstable_by_key(|f| (f.cell, f.id));
@@ -285,6 +286,13 @@ pub fn scan(world: &World, tick: u64) -> (Vec<(Overlap, bool)>, Option<Pile>) {
     }
     found.sort_unstable_by_key(|(o, _): &(Overlap, bool)| (o.a, o.b));
     (found, pile)
+}
+
+/// Whether a unit stands: it has no walk and is not pushed, or its only walk is a step aside
+/// (it is idle or on hold).
+fn stands(u: &crate::state::Unit) -> bool {
+    use crate::state::Order;
+    (u.route.is_none() || matches!(u.order, Order::Idle | Order::Hold)) && u.pushed.is_none()
 }
 
 /// Pairs of `f` with each of `others` nearer than the allowance, into `found`.

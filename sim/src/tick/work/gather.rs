@@ -165,7 +165,7 @@ pub(super) fn ran_out(tick: &mut Tick<'_>, crews: &mut Crews, id: EntityId) {
                 // One walking there keeps its walk until it asks for a spot at the next
                 // ([`gather`]), so the walk there is held as long as this one (Cohort's choice:
                 // a villager held in a crowd on its way to a patch that ran out had its squeeze
-                // and walk through begun afresh on its way to the next, and stood 10.4 s).
+                // and press begun afresh on its way to the next, and stood 10.4 s).
                 Some(n) => {
                     u.order = Order::Gather { target: n };
                     crews.join(n, k);

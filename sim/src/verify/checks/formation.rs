@@ -59,8 +59,8 @@ pub fn formation(files: &dyn Files) -> Outcome {
         .collect();
     let start = s.world().tick();
     let mut arrived: Vec<Option<u64>> = vec![None; ids.len()];
-    // Members whose ways cross let each other through on the march (`Stepper::lets_through`):
-    // how near any two come is printed, not held.
+    // How near any two members come on the march is printed (kept apart as every walker is,
+    // `crate::walk::apart`; the run's watch holds every scene to it).
     let mut on_the_march = i64::MAX;
     let most = s.ticks;
     let ran = s.run_until(most, |w: &World| {

@@ -1,0 +1,209 @@
+//! Shoving friends aside (Cohort's choice, after the devlog's "Unit Pushing").
+//!
+//! Walkers keep apart and nobody walks through anyone, so a walker's own friends can hold it:
+//! one of its player's walkers crossing its way, or standing idle in a gap. A walker held up
+//! ([`K_SHOVE_AFTER_TICKS`] without getting on) shoves aside, before it steps, each body of its
+//! own player that its straight step would crowd: a walker going elsewhere (its walk ending more
+//! than [`super::held::K_SAME_WAY`] from the shover's) or marching in the shover's own formation
+//! (its members go to places of their own, and fighters starting behind shooters must still
+//! reach the front ranks), or, once the shover presses
+//! ([`super::held::K_PRESS_AFTER_TICKS`] without a stride), any walker of its player; and,
+//! under the ruleset's `push_idle`, an idle one. The shoved body moves sideways off the
+//! shover's line, to the side it stands on, by as much as the shover needs to pass at the
+//! allowance, at most the shover's own step: only onto open ground, never nearer than the
+//! allowance to anyone (the shover aside) it was not already nearer to. Nobody on hold, at work
+//! or of another player is ever shoved, so a line of units on hold, or an enemy, holds.
+
+use super::apart::Stepper;
+use super::held::{held_ticks, still_ticks, K_PRESS_AFTER_TICKS, K_SAME_WAY};
+use super::{speed_of, speed_per_tick};
+use crate::id::{find, EntityId};
+use crate::nav::{Body, Tick};
+use crate::position::{fx_ratio, squared, Fx, Vec2};
+use crate::state::{Order, Route, TICK_MS};
+
+/// A walker that has not got on for this long (a quarter of a second) shoves aside the friends
+/// in its way.
+pub const K_SHOVE_AFTER_TICKS: u64 = 250 / TICK_MS as u64;
+/// A shoved body is moved this much further than the shover needs, so the shover's step clears
+/// it (a 64th of a tile).
+pub const K_SHOVE_SLACK: Fx = fx_ratio(1, 64);
+
+/// Walker `i`, about to walk `route`, shoves aside the friends its straight step would crowd
+/// (see the module). Changes only the shoved bodies' positions (and the survey's filing of them).
+pub fn clear_way(tick: &mut Tick<'_>, i: usize, route: &Route, widest: Fx) {
+    let now = tick.state.tick;
+    if held_ticks(route, now) < K_SHOVE_AFTER_TICKS {
+        return;
+    }
+    let Some(&corner) = route.waypoints.first() else {
+        return;
+    };
+    let u = &tick.state.units[i];
+    let at = u.position;
+    if corner == at {
+        return;
+    }
+    let mut speed = speed_of(tick.view(), u);
+    if let Some(cap) = route.speed_cap {
+        speed = speed.min(cap);
+    }
+    let step_len = speed_per_tick(speed);
+    let line = corner - at;
+    let to = if squared(line) <= squared(Vec2::new(step_len, Fx::ZERO)) {
+        corner
+    } else {
+        at + line.with_length(step_len)
+    };
+    let (me, owner, radius) = (u.id, u.owner, tick.rules.radius_of(u.kind));
+    // Marching to its place in a formation (a formation move caps its pace).
+    let march = u.formation.filter(|_| route.speed_cap.is_some());
+    let presses = still_ticks(route, now) >= K_PRESS_AFTER_TICKS;
+    let push_idle = tick.rules.push_idle;
+    let states = &tick.state.units;
+    let shovable = |b: &Body| {
+        if b.entity == me || Some(b.entity) == route.target {
+            return false;
+        }
+        let Some(k) = find(states, b.entity, |v| v.id) else {
+            return false;
+        };
+        let v = &states[k];
+        if v.hit_points == 0 || v.pushed.is_some() {
+            return false;
+        }
+        if b.owner != owner {
+            // Pressing, it shoves another player's walker aside too; never one standing.
+            return presses && v.route.is_some() && v.order != Order::Hold;
+        }
+        match (&v.order, &v.route) {
+            (Order::Hold, _) => false,
+            // Pressing, its own player's standing units make room (Cohort's choice), but a
+            // formation's members standing on their places.
+            (_, None) => {
+                (presses && v.formation.is_none()) || (push_idle && v.order == Order::Idle)
+            }
+            (_, Some(r)) => {
+                presses
+                    || r.goal.chebyshev(route.goal) > K_SAME_WAY
+                    || (march.is_some() && v.formation == march && r.speed_cap.is_some())
+            }
+        }
+    };
+    // The bodies a step to `to` would crowd: those it may shove, and whether any it may not.
+    let survey = &tick.nav.survey;
+    let crowded = |to: Vec2| {
+        let step = to - at;
+        let mut shoves: Vec<(EntityId, Vec2)> = Vec::new();
+        let mut held = false;
+        for b in survey.near(to, radius + widest) {
+            let allow = (radius + b.radius) * super::K_KEEP_APART;
+            let a = i128::from(allow.to_bits());
+            let now_sq = squared(to - b.middle);
+            if b.entity == me || now_sq >= a * a || now_sq >= squared(at - b.middle) {
+                continue;
+            }
+            if !shovable(b) {
+                held = true;
+                continue;
+            }
+            let side = if step.cross(b.middle - at) >= Fx::ZERO {
+                step.perp()
+            } else {
+                -step.perp()
+            };
+            let need = allow - (to - b.middle).length() + K_SHOVE_SLACK;
+            shoves.push((b.entity, side.with_length(need.min(step_len))));
+        }
+        (shoves, held)
+    };
+    // Held by a body it may not shove (an enemy, a unit on hold, one at work), it steps to its
+    // right instead, and shoves aside the friends there: so a block pressed front to front
+    // against another gives way sideways, in lanes (`super::lane`).
+    let (mut shoves, held) = crowded(to);
+    if held {
+        shoves = crowded(at + line.perp().with_length(step_len)).0;
+    }
+    for (id, by) in shoves {
+        shove(tick, me, id, by, widest, K_SHOVE_CHAIN, presses);
+    }
+}
+
+/// How many bodies deep a shove passes on: a shoved body shoves those in its own way aside by
+/// the same, up to this many deep (Cohort's choice: a block packed side by side gives way only
+/// as a whole).
+pub const K_SHOVE_CHAIN: u32 = 4;
+
+/// Moves the body `id` by `by`, when the ground lets it and it comes nearer than the allowance to
+/// nobody but `shover` that it was not already nearer to, once those of its own player in its
+/// way that may be shoved on ([`passes_on`]) have been shoved by the same, up to `depth` deep.
+/// Whether it moved.
+fn shove(
+    tick: &mut Tick<'_>,
+    shover: EntityId,
+    id: EntityId,
+    by: Vec2,
+    widest: Fx,
+    depth: u32,
+    presses: bool,
+) -> bool {
+    let Some(k) = find(&tick.state.units, id, |v| v.id) else {
+        return false;
+    };
+    let v = &tick.state.units[k];
+    let from = v.position;
+    let to = from + by;
+    let owner = v.owner;
+    let s = Stepper::of_unit(tick.view(), k, widest);
+    if !(s.open_step(from, to) && s.body_open(from, to)) {
+        return false;
+    }
+    if s.crowds_but(from, to, shover) {
+        if depth == 0 {
+            return false;
+        }
+        // Those in its way, when every one may be shoved on.
+        let mut next = Vec::new();
+        for b in s.survey.near(to, s.radius + widest) {
+            if b.entity == id || b.entity == shover || !s.too_near(from, to, b) {
+                continue;
+            }
+            if !passes_on(tick, owner, b.entity, presses) {
+                return false;
+            }
+            next.push(b.entity);
+        }
+        for n in next {
+            if !shove(tick, id, n, by, widest, depth - 1, presses) {
+                return false;
+            }
+        }
+        let s = Stepper::of_unit(tick.view(), k, widest);
+        if s.crowds_but(from, to, shover) {
+            return false;
+        }
+    }
+    tick.state.units[k].position = to;
+    tick.nav.survey.move_body(k, to);
+    true
+}
+
+/// Whether a shove passes on to unit `id`: a walker of `owner`'s, or an idle one under
+/// `push_idle`, or (the first shover pressing) any standing one of `owner`'s; never one on
+/// hold, or pushed already.
+fn passes_on(tick: &Tick<'_>, owner: crate::id::PlayerId, id: EntityId, presses: bool) -> bool {
+    let Some(k) = find(&tick.state.units, id, |v| v.id) else {
+        return false;
+    };
+    let v = &tick.state.units[k];
+    if v.owner != owner || v.hit_points == 0 || v.pushed.is_some() {
+        return false;
+    }
+    match (&v.order, &v.route) {
+        (Order::Hold, _) => false,
+        (_, None) => {
+            (presses && v.formation.is_none()) || (tick.rules.push_idle && v.order == Order::Idle)
+        }
+        (_, Some(_)) => true,
+    }
+}
