@@ -1,7 +1,8 @@
 //! The admin API over real HTTP, with real QUIC bots on 127.0.0.1: it refuses a missing or
 //! wrong admin token and bad bodies; a match it creates is joined with the tokens it answers
 //! and played to its end, and the match's summary reaches a real webhook listener (after one
-//! refused attempt: the retry); list and end work on a running match.
+//! refused attempt: the retry); list and end work on a running match; every end answer and
+//! every read after it carries the summary.
 
 use axum::http::StatusCode;
 use cohort_client::brain::RandomBrain;
@@ -43,6 +44,7 @@ async fn admin_server(name: &str, flags: &[&str]) -> (TestServer, Api) {
     (server, api)
 }
 
+#[derive(Clone)]
 struct Api {
     base: String,
     http: reqwest::Client,
@@ -350,4 +352,114 @@ async fn list_and_end_work_on_a_running_match() {
     let (status, _) = api.post("/v1/matches", json!({"id": "more"})).await;
     assert_eq!(status, StatusCode::CREATED);
     server.stop().await.unwrap();
+}
+
+/// A webhook receiver that takes every post at once (204); how many it took.
+async fn webhook_taker() -> (String, Arc<std::sync::atomic::AtomicU64>) {
+    use axum::routing::post;
+    let taken = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let counter = taken.clone();
+    let app = axum::Router::new().route(
+        "/hook",
+        post(move || {
+            let counter = counter.clone();
+            async move {
+                counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                StatusCode::NO_CONTENT
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (url, taken)
+}
+
+/// Matches created and ended, one after the other, in the test below.
+const ENDS: usize = 60;
+
+/// The most reads of one match while it is being ended (each a loopback HTTP request).
+const READS: usize = 5_000;
+
+/// Reads the match at `path` until it has ended with its summary (at most [`READS`] times);
+/// how many reads saw it ended without its summary.
+fn reader(api: &Api, path: String) -> JoinHandle<usize> {
+    let api = api.clone();
+    tokio::spawn(async move {
+        let mut unsummed = 0;
+        for _ in 0..READS {
+            let (status, m) = api.get(&path).await;
+            assert_eq!(status, StatusCode::OK, "{m}");
+            if m["state"] == "ended" {
+                if !m["summary"].is_null() {
+                    break;
+                }
+                unsummed += 1;
+            }
+        }
+        unsummed
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_end_answer_and_every_read_after_it_carry_the_summary() {
+    let (hook, taken) = webhook_taker().await;
+    // The server runs on a runtime of its own, as in its own process (two worker threads, as
+    // on a two-core machine): its match tasks and its HTTP handlers run beside each other and
+    // beside the test's reads, not queued behind one another on the test's threads.
+    let apart = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (server, api) = apart
+        .spawn(async move { admin_server("ends", &["--webhook", &hook]).await })
+        .await
+        .unwrap();
+    let (mut missing, mut unsummed_reads) = (Vec::new(), 0);
+    for i in 0..ENDS {
+        let id = format!("e{i}");
+        let (status, created) = api.post("/v1/matches", json!({ "id": id })).await;
+        assert_eq!(status, StatusCode::CREATED, "{created}");
+        // Reads of the match while it ends: each one that finds it ended finds its summary.
+        let reads = reader(&api, format!("/v1/matches/{id}"));
+        let (status, ended) = api
+            .call(
+                reqwest::Method::POST,
+                &format!("/v1/matches/{id}/end"),
+                Some(ADMIN_TOKEN),
+                None,
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{ended}");
+        assert_eq!(ended["state"], "ended", "{ended}");
+        unsummed_reads += reads.await.unwrap();
+        if ended["summary"].is_null() {
+            missing.push(i);
+            continue;
+        }
+        assert_eq!(ended["summary"]["reason"], "operator", "{ended}");
+        assert_eq!(ended["summary"]["match_id"], id.as_str(), "{ended}");
+        let (status, read) = api.get(&format!("/v1/matches/{id}")).await;
+        assert_eq!(status, StatusCode::OK, "{read}");
+        assert_eq!(read["summary"], ended["summary"], "{read}");
+    }
+    assert_eq!(
+        (missing, unsummed_reads),
+        (Vec::new(), 0),
+        "end answers without their summary, and reads that found a match ended without it"
+    );
+    // An ended match's id stays taken while the match is kept (ENDED_KEPT).
+    let (status, again) = api.post("/v1/matches", json!({"id": "e0"})).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{again}");
+    assert_eq!(again["error"], "match_exists");
+    let (_, list) = api.get("/v1/matches").await;
+    assert_eq!(list["matches"].as_array().unwrap().len(), ENDS);
+    server.stop().await.unwrap();
+    apart.shutdown_background();
+    assert_eq!(
+        taken.load(std::sync::atomic::Ordering::SeqCst),
+        ENDS as u64,
+        "every summary was posted"
+    );
 }
