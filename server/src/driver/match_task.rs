@@ -311,6 +311,7 @@ struct Told {
     desyncs: u64,
     dropped: u64,
     rejoins: u64,
+    hashes_compared: u64,
     /// Which slots were connected.
     connected: Vec<bool>,
 }
@@ -327,6 +328,11 @@ impl Driver {
             }
         }
         let s = m.stats();
+        // Hashes arrive between turns: counted at every step, not only when the view changes.
+        metrics
+            .hashes_compared
+            .inc_by(s.hashes_compared - self.told.hashes_compared);
+        self.told.hashes_compared = s.hashes_compared;
         let key = (
             m.phase(),
             m.is_paused(),
