@@ -2,7 +2,7 @@
 //! wrong admin token and bad bodies; a match it creates is joined with the tokens it answers
 //! and played to its end, and the match's summary reaches a real webhook listener (after one
 //! refused attempt: the retry); list and end work on a running match; every end answer and
-//! every read after it carries the summary.
+//! every read after it carries the summary; every error is JSON naming its field.
 
 use axum::http::StatusCode;
 use cohort_client::brain::RandomBrain;
@@ -13,6 +13,7 @@ use cohort_protocol::replay::read_replay;
 use cohort_sim::Ruleset;
 use cohort_tests::*;
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -50,6 +51,14 @@ struct Api {
     http: reqwest::Client,
 }
 
+/// An answer: its status, its body (JSON, or the text as a JSON string), its headers (names
+/// in lower case).
+struct Answer {
+    status: StatusCode,
+    body: Value,
+    headers: BTreeMap<String, String>,
+}
+
 impl Api {
     async fn call(
         &self,
@@ -58,20 +67,47 @@ impl Api {
         token: Option<&str>,
         body: Option<String>,
     ) -> (StatusCode, Value) {
-        let mut r = self.http.request(method, format!("{}{path}", self.base));
-        if let Some(t) = token {
-            r = r.bearer_auth(t);
+        let auth = token.map(|t| format!("Bearer {t}"));
+        let a = self
+            .raw(method, path, auth.as_deref(), body.map(String::into_bytes))
+            .await;
+        (a.status, a.body)
+    }
+
+    /// Sends a request with `Authorization: <auth>` as given and `body` as bytes; the answer.
+    async fn raw(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        auth: Option<&str>,
+        body: Option<Vec<u8>>,
+    ) -> Answer {
+        let mut r = self
+            .http
+            .request(method.clone(), format!("{}{path}", self.base));
+        if let Some(a) = auth {
+            r = r.header("authorization", a);
         }
         if let Some(b) = body {
             r = r.header("content-type", "application/json").body(b);
         }
         let answer = r.send().await.expect("the admin API answers");
         let status = StatusCode::from_u16(answer.status().as_u16()).unwrap();
-        let text = answer.text().await.unwrap();
-        (
+        let headers: BTreeMap<String, String> = answer
+            .headers()
+            .iter()
+            .map(|(k, v)| {
+                let v = String::from_utf8_lossy(v.as_bytes()).into_owned();
+                (k.as_str().to_string(), v)
+            })
+            .collect();
+        let bytes = answer.bytes().await.unwrap();
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        Answer {
             status,
-            serde_json::from_str(&text).unwrap_or(Value::String(text)),
-        )
+            body: serde_json::from_str(&text).unwrap_or(Value::String(text)),
+            headers,
+        }
     }
 
     async fn get(&self, path: &str) -> (StatusCode, Value) {
@@ -462,4 +498,145 @@ async fn every_end_answer_and_every_read_after_it_carry_the_summary() {
         ENDS as u64,
         "every summary was posted"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_error_is_json_and_names_its_field() {
+    let (server, api) = admin_server("errors", &[]).await;
+    let bearer = format!("Bearer {ADMIN_TOKEN}");
+    let auth = Some(bearer.as_str());
+    let long = "x".repeat(33);
+    for (body, field) in [
+        (
+            json!({"id": "a", "names": ["Ana", long]})
+                .to_string()
+                .into_bytes(),
+            "names[1]",
+        ),
+        (
+            json!({"id": "a", "names": ["Ana", ""]})
+                .to_string()
+                .into_bytes(),
+            "names[1]",
+        ),
+        (
+            b"{\"id\":\"a\",\"names\":[\"Ana\",\"\xff\"]}".to_vec(),
+            "names[1]",
+        ),
+        (
+            br#"{"id":"a","names":["Ana","\ud800"]}"#.to_vec(),
+            "names[1]",
+        ),
+        (
+            json!({"id": "a", "teams": [1, 300]})
+                .to_string()
+                .into_bytes(),
+            "teams[1]",
+        ),
+        (b"42".to_vec(), "(body)"),
+        (br#"["a", 2]"#.to_vec(), "(body)"),
+        (b"null".to_vec(), "(body)"),
+        (Vec::new(), "(body)"),
+        (br#"{"id": "a","#.to_vec(), "(body)"),
+        (br#"{"id": "a", "names": ["Ana""#.to_vec(), "(body)"),
+        (b"{\xff\xfe}".to_vec(), "(body)"),
+        (b"{not json".to_vec(), "(body)"),
+    ] {
+        let shown = String::from_utf8_lossy(&body).into_owned();
+        let a = api
+            .raw(reqwest::Method::POST, "/v1/matches", auth, Some(body))
+            .await;
+        assert_eq!(a.status, StatusCode::BAD_REQUEST, "{shown} → {}", a.body);
+        assert_eq!(a.body["error"], "bad_request", "{shown} → {}", a.body);
+        assert_eq!(a.body["field"], field, "{shown} → {}", a.body);
+        let message = a.body["message"].as_str().unwrap();
+        assert!(
+            !message.contains("FileMatch") && !message.contains("struct"),
+            "{shown} → {message}"
+        );
+    }
+    // A method a path does not have: 405, JSON, the methods it has in `Allow`.
+    for (method, path, allowed) in [
+        (reqwest::Method::DELETE, "/v1/matches", "POST"),
+        (reqwest::Method::GET, "/v1/matches/a/end", "POST"),
+        (reqwest::Method::PUT, "/v1/server", "GET"),
+        (reqwest::Method::POST, "/v1/matches/a", "GET"),
+    ] {
+        let a = api.raw(method.clone(), path, auth, None).await;
+        assert_eq!(a.status, StatusCode::METHOD_NOT_ALLOWED, "{method} {path}");
+        assert_eq!(a.body["error"], "method_not_allowed", "{}", a.body);
+        assert!(a.headers["allow"].contains(allowed), "{:?}", a.headers);
+    }
+    // An id that is not UTF-8 once percent-decoded: 400 naming it, in JSON.
+    for (method, path) in [
+        (reqwest::Method::GET, "/v1/matches/%FF"),
+        (reqwest::Method::POST, "/v1/matches/%C3%28/end"),
+    ] {
+        let a = api.raw(method, path, auth, None).await;
+        assert_eq!(a.status, StatusCode::BAD_REQUEST, "{path} → {}", a.body);
+        assert_eq!(a.body["field"], "id", "{path} → {}", a.body);
+        assert_eq!(a.headers["content-type"], "application/json");
+    }
+    // A path the API does not have; an id that names no match.
+    let a = api
+        .raw(reqwest::Method::GET, "/v2/matches", auth, None)
+        .await;
+    assert_eq!(
+        (a.status, &a.body["error"]),
+        (StatusCode::NOT_FOUND, &json!("not_found"))
+    );
+    let a = api
+        .raw(reqwest::Method::GET, "/v1/matches/%20", auth, None)
+        .await;
+    assert_eq!(a.body["error"], "unknown_match", "{}", a.body);
+    // The scheme's name in any case (RFC 9110: case-insensitive); another scheme is none.
+    for scheme in ["bearer", "BEARER", "bEaReR"] {
+        let header = format!("{scheme} {ADMIN_TOKEN}");
+        let a = api
+            .raw(reqwest::Method::GET, "/v1/server", Some(&header), None)
+            .await;
+        assert_eq!(a.status, StatusCode::OK, "{header} → {}", a.body);
+    }
+    for header in [
+        format!("Basic {ADMIN_TOKEN}"),
+        "Bearer".into(),
+        ADMIN_TOKEN.into(),
+    ] {
+        let a = api
+            .raw(reqwest::Method::GET, "/v1/server", Some(&header), None)
+            .await;
+        assert_eq!(a.status, StatusCode::UNAUTHORIZED, "{header} → {}", a.body);
+        assert_eq!(a.headers["www-authenticate"], "Bearer");
+    }
+    // A wrong token is refused before the method or the path is looked at.
+    let a = api
+        .raw(
+            reqwest::Method::DELETE,
+            "/v2/x",
+            Some("Bearer not-the-token"),
+            None,
+        )
+        .await;
+    assert_eq!(a.status, StatusCode::FORBIDDEN, "{}", a.body);
+    // A request that is not HTTP/1.1 is the HTTP library's to answer (docs/OPERATIONS.md says
+    // so): a bare 400, and the connection closed.
+    let raw = {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut s = tokio::net::TcpStream::connect(server.admin.unwrap())
+            .await
+            .unwrap();
+        s.write_all(b"NOT HTTP AT ALL\r\n\r\n").await.unwrap();
+        let mut answer = Vec::new();
+        tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut answer))
+            .await
+            .expect("the connection is closed")
+            .unwrap();
+        String::from_utf8_lossy(&answer).into_owned()
+    };
+    assert!(raw.starts_with("HTTP/1.1 400 "), "{raw}");
+    assert!(raw.contains("content-length: 0\r\n"), "{raw}");
+    // Nothing was created by any of it.
+    let (_, list) = api.get("/v1/matches").await;
+    assert_eq!(list["matches"], json!([]));
+    server.stop().await.unwrap();
 }
