@@ -2,7 +2,9 @@
 //! wrong admin token and bad bodies; a match it creates is joined with the tokens it answers
 //! and played to its end, and the match's summary reaches a real webhook listener (after one
 //! refused attempt: the retry); list and end work on a running match; every end answer and
-//! every read after it carries the summary; every error is JSON naming its field.
+//! every read after it carries the summary; every error is JSON naming its field. Every answer
+//! any of these tests receives is validated against docs/admin-openapi.yaml
+//! (`cohort_tests::openapi`): a change to the answers the file does not make too fails here.
 
 use axum::http::StatusCode;
 use cohort_client::brain::RandomBrain;
@@ -74,7 +76,9 @@ impl Api {
         (a.status, a.body)
     }
 
-    /// Sends a request with `Authorization: <auth>` as given and `body` as bytes; the answer.
+    /// Sends a request with `Authorization: <auth>` as given and `body` as bytes; the answer,
+    /// checked against docs/admin-openapi.yaml (its status, headers and body documented for
+    /// the path and method) — any answer that is not fails the test.
     async fn raw(
         &self,
         method: reqwest::Method,
@@ -102,6 +106,15 @@ impl Api {
             })
             .collect();
         let bytes = answer.bytes().await.unwrap();
+        if let Err(e) = openapi::contract().check_answer(
+            method.as_str(),
+            path,
+            status.as_u16(),
+            &headers,
+            &bytes,
+        ) {
+            panic!("the answer is not as docs/admin-openapi.yaml says: {e}");
+        }
         let text = String::from_utf8_lossy(&bytes).into_owned();
         Answer {
             status,
@@ -458,6 +471,8 @@ async fn every_end_answer_and_every_read_after_it_carry_the_summary() {
         let (status, created) = api.post("/v1/matches", json!({ "id": id })).await;
         assert_eq!(status, StatusCode::CREATED, "{created}");
         // Reads of the match while it ends: each one that finds it ended finds its summary.
+        // (`Api::raw` holds every answer to the contract as well: an end's 200 is an
+        // EndedMatch, and a Match has its summary exactly when it has ended.)
         let reads = reader(&api, format!("/v1/matches/{id}"));
         let (status, ended) = api
             .call(
