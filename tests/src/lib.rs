@@ -2,6 +2,8 @@
 //! function the `cohort-server` binary runs) on 127.0.0.1 with a fresh self-signed certificate,
 //! and real QUIC clients (`cohort_client`). Every helper is bounded in time.
 
+pub mod openapi;
+
 use anyhow::{Context, Result};
 use clap::Parser;
 use cohort_client::brain::{Brain, Script};

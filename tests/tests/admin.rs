@@ -1,7 +1,10 @@
 //! The admin API over real HTTP, with real QUIC bots on 127.0.0.1: it refuses a missing or
 //! wrong admin token and bad bodies; a match it creates is joined with the tokens it answers
 //! and played to its end, and the match's summary reaches a real webhook listener (after one
-//! refused attempt: the retry); list and end work on a running match.
+//! refused attempt: the retry); list and end work on a running match; every end answer and
+//! every read after it carries the summary; every error is JSON naming its field. Every answer
+//! any of these tests receives is validated against docs/admin-openapi.yaml
+//! (`cohort_tests::openapi`): a change to the answers the file does not make too fails here.
 
 use axum::http::StatusCode;
 use cohort_client::brain::RandomBrain;
@@ -12,6 +15,7 @@ use cohort_protocol::replay::read_replay;
 use cohort_sim::Ruleset;
 use cohort_tests::*;
 use serde_json::{json, Value};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -43,9 +47,18 @@ async fn admin_server(name: &str, flags: &[&str]) -> (TestServer, Api) {
     (server, api)
 }
 
+#[derive(Clone)]
 struct Api {
     base: String,
     http: reqwest::Client,
+}
+
+/// An answer: its status, its body (JSON, or the text as a JSON string), its headers (names
+/// in lower case).
+struct Answer {
+    status: StatusCode,
+    body: Value,
+    headers: BTreeMap<String, String>,
 }
 
 impl Api {
@@ -56,20 +69,58 @@ impl Api {
         token: Option<&str>,
         body: Option<String>,
     ) -> (StatusCode, Value) {
-        let mut r = self.http.request(method, format!("{}{path}", self.base));
-        if let Some(t) = token {
-            r = r.bearer_auth(t);
+        let auth = token.map(|t| format!("Bearer {t}"));
+        let a = self
+            .raw(method, path, auth.as_deref(), body.map(String::into_bytes))
+            .await;
+        (a.status, a.body)
+    }
+
+    /// Sends a request with `Authorization: <auth>` as given and `body` as bytes; the answer,
+    /// checked against docs/admin-openapi.yaml (its status, headers and body documented for
+    /// the path and method) — any answer that is not fails the test.
+    async fn raw(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        auth: Option<&str>,
+        body: Option<Vec<u8>>,
+    ) -> Answer {
+        let mut r = self
+            .http
+            .request(method.clone(), format!("{}{path}", self.base));
+        if let Some(a) = auth {
+            r = r.header("authorization", a);
         }
         if let Some(b) = body {
             r = r.header("content-type", "application/json").body(b);
         }
         let answer = r.send().await.expect("the admin API answers");
         let status = StatusCode::from_u16(answer.status().as_u16()).unwrap();
-        let text = answer.text().await.unwrap();
-        (
+        let headers: BTreeMap<String, String> = answer
+            .headers()
+            .iter()
+            .map(|(k, v)| {
+                let v = String::from_utf8_lossy(v.as_bytes()).into_owned();
+                (k.as_str().to_string(), v)
+            })
+            .collect();
+        let bytes = answer.bytes().await.unwrap();
+        if let Err(e) = openapi::contract().check_answer(
+            method.as_str(),
+            path,
+            status.as_u16(),
+            &headers,
+            &bytes,
+        ) {
+            panic!("the answer is not as docs/admin-openapi.yaml says: {e}");
+        }
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        Answer {
             status,
-            serde_json::from_str(&text).unwrap_or(Value::String(text)),
-        )
+            body: serde_json::from_str(&text).unwrap_or(Value::String(text)),
+            headers,
+        }
     }
 
     async fn get(&self, path: &str) -> (StatusCode, Value) {
@@ -349,5 +400,258 @@ async fn list_and_end_work_on_a_running_match() {
     assert_eq!((status, &again["summary"]), (StatusCode::OK, summary));
     let (status, _) = api.post("/v1/matches", json!({"id": "more"})).await;
     assert_eq!(status, StatusCode::CREATED);
+    server.stop().await.unwrap();
+}
+
+/// A webhook receiver that takes every post at once (204); how many it took.
+async fn webhook_taker() -> (String, Arc<std::sync::atomic::AtomicU64>) {
+    use axum::routing::post;
+    let taken = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let counter = taken.clone();
+    let app = axum::Router::new().route(
+        "/hook",
+        post(move || {
+            let counter = counter.clone();
+            async move {
+                counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                StatusCode::NO_CONTENT
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (url, taken)
+}
+
+/// Matches created and ended, one after the other, in the test below.
+const ENDS: usize = 60;
+
+/// The most reads of one match while it is being ended (each a loopback HTTP request).
+const READS: usize = 5_000;
+
+/// Reads the match at `path` until it has ended with its summary (at most [`READS`] times);
+/// how many reads saw it ended without its summary.
+fn reader(api: &Api, path: String) -> JoinHandle<usize> {
+    let api = api.clone();
+    tokio::spawn(async move {
+        let mut unsummed = 0;
+        for _ in 0..READS {
+            let (status, m) = api.get(&path).await;
+            assert_eq!(status, StatusCode::OK, "{m}");
+            if m["state"] == "ended" {
+                if !m["summary"].is_null() {
+                    break;
+                }
+                unsummed += 1;
+            }
+        }
+        unsummed
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_end_answer_and_every_read_after_it_carry_the_summary() {
+    let (hook, taken) = webhook_taker().await;
+    // The server runs on a runtime of its own, as in its own process (two worker threads, as
+    // on a two-core machine): its match tasks and its HTTP handlers run beside each other and
+    // beside the test's reads, not queued behind one another on the test's threads.
+    let apart = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (server, api) = apart
+        .spawn(async move { admin_server("ends", &["--webhook", &hook]).await })
+        .await
+        .unwrap();
+    let (mut missing, mut unsummed_reads) = (Vec::new(), 0);
+    for i in 0..ENDS {
+        let id = format!("e{i}");
+        let (status, created) = api.post("/v1/matches", json!({ "id": id })).await;
+        assert_eq!(status, StatusCode::CREATED, "{created}");
+        // Reads of the match while it ends: each one that finds it ended finds its summary.
+        // (`Api::raw` holds every answer to the contract as well: an end's 200 is an
+        // EndedMatch, and a Match has its summary exactly when it has ended.)
+        let reads = reader(&api, format!("/v1/matches/{id}"));
+        let (status, ended) = api
+            .call(
+                reqwest::Method::POST,
+                &format!("/v1/matches/{id}/end"),
+                Some(ADMIN_TOKEN),
+                None,
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{ended}");
+        assert_eq!(ended["state"], "ended", "{ended}");
+        unsummed_reads += reads.await.unwrap();
+        if ended["summary"].is_null() {
+            missing.push(i);
+            continue;
+        }
+        assert_eq!(ended["summary"]["reason"], "operator", "{ended}");
+        assert_eq!(ended["summary"]["match_id"], id.as_str(), "{ended}");
+        let (status, read) = api.get(&format!("/v1/matches/{id}")).await;
+        assert_eq!(status, StatusCode::OK, "{read}");
+        assert_eq!(read["summary"], ended["summary"], "{read}");
+    }
+    assert_eq!(
+        (missing, unsummed_reads),
+        (Vec::new(), 0),
+        "end answers without their summary, and reads that found a match ended without it"
+    );
+    // An ended match's id stays taken while the match is kept (ENDED_KEPT).
+    let (status, again) = api.post("/v1/matches", json!({"id": "e0"})).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{again}");
+    assert_eq!(again["error"], "match_exists");
+    let (_, list) = api.get("/v1/matches").await;
+    assert_eq!(list["matches"].as_array().unwrap().len(), ENDS);
+    server.stop().await.unwrap();
+    apart.shutdown_background();
+    assert_eq!(
+        taken.load(std::sync::atomic::Ordering::SeqCst),
+        ENDS as u64,
+        "every summary was posted"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_error_is_json_and_names_its_field() {
+    let (server, api) = admin_server("errors", &[]).await;
+    let bearer = format!("Bearer {ADMIN_TOKEN}");
+    let auth = Some(bearer.as_str());
+    let long = "x".repeat(33);
+    for (body, field) in [
+        (
+            json!({"id": "a", "names": ["Ana", long]})
+                .to_string()
+                .into_bytes(),
+            "names[1]",
+        ),
+        (
+            json!({"id": "a", "names": ["Ana", ""]})
+                .to_string()
+                .into_bytes(),
+            "names[1]",
+        ),
+        (
+            b"{\"id\":\"a\",\"names\":[\"Ana\",\"\xff\"]}".to_vec(),
+            "names[1]",
+        ),
+        (
+            br#"{"id":"a","names":["Ana","\ud800"]}"#.to_vec(),
+            "names[1]",
+        ),
+        (
+            json!({"id": "a", "teams": [1, 300]})
+                .to_string()
+                .into_bytes(),
+            "teams[1]",
+        ),
+        (b"42".to_vec(), "(body)"),
+        (br#"["a", 2]"#.to_vec(), "(body)"),
+        (b"null".to_vec(), "(body)"),
+        (Vec::new(), "(body)"),
+        (br#"{"id": "a","#.to_vec(), "(body)"),
+        (br#"{"id": "a", "names": ["Ana""#.to_vec(), "(body)"),
+        (b"{\xff\xfe}".to_vec(), "(body)"),
+        (b"{not json".to_vec(), "(body)"),
+    ] {
+        let shown = String::from_utf8_lossy(&body).into_owned();
+        let a = api
+            .raw(reqwest::Method::POST, "/v1/matches", auth, Some(body))
+            .await;
+        assert_eq!(a.status, StatusCode::BAD_REQUEST, "{shown} → {}", a.body);
+        assert_eq!(a.body["error"], "bad_request", "{shown} → {}", a.body);
+        assert_eq!(a.body["field"], field, "{shown} → {}", a.body);
+        let message = a.body["message"].as_str().unwrap();
+        assert!(
+            !message.contains("FileMatch") && !message.contains("struct"),
+            "{shown} → {message}"
+        );
+    }
+    // A method a path does not have: 405, JSON, the methods it has in `Allow`.
+    for (method, path, allowed) in [
+        (reqwest::Method::DELETE, "/v1/matches", "POST"),
+        (reqwest::Method::GET, "/v1/matches/a/end", "POST"),
+        (reqwest::Method::PUT, "/v1/server", "GET"),
+        (reqwest::Method::POST, "/v1/matches/a", "GET"),
+    ] {
+        let a = api.raw(method.clone(), path, auth, None).await;
+        assert_eq!(a.status, StatusCode::METHOD_NOT_ALLOWED, "{method} {path}");
+        assert_eq!(a.body["error"], "method_not_allowed", "{}", a.body);
+        assert!(a.headers["allow"].contains(allowed), "{:?}", a.headers);
+    }
+    // An id that is not UTF-8 once percent-decoded: 400 naming it, in JSON.
+    for (method, path) in [
+        (reqwest::Method::GET, "/v1/matches/%FF"),
+        (reqwest::Method::POST, "/v1/matches/%C3%28/end"),
+    ] {
+        let a = api.raw(method, path, auth, None).await;
+        assert_eq!(a.status, StatusCode::BAD_REQUEST, "{path} → {}", a.body);
+        assert_eq!(a.body["field"], "id", "{path} → {}", a.body);
+        assert_eq!(a.headers["content-type"], "application/json");
+    }
+    // A path the API does not have; an id that names no match.
+    let a = api
+        .raw(reqwest::Method::GET, "/v2/matches", auth, None)
+        .await;
+    assert_eq!(
+        (a.status, &a.body["error"]),
+        (StatusCode::NOT_FOUND, &json!("not_found"))
+    );
+    let a = api
+        .raw(reqwest::Method::GET, "/v1/matches/%20", auth, None)
+        .await;
+    assert_eq!(a.body["error"], "unknown_match", "{}", a.body);
+    // The scheme's name in any case (RFC 9110: case-insensitive); another scheme is none.
+    for scheme in ["bearer", "BEARER", "bEaReR"] {
+        let header = format!("{scheme} {ADMIN_TOKEN}");
+        let a = api
+            .raw(reqwest::Method::GET, "/v1/server", Some(&header), None)
+            .await;
+        assert_eq!(a.status, StatusCode::OK, "{header} → {}", a.body);
+    }
+    for header in [
+        format!("Basic {ADMIN_TOKEN}"),
+        "Bearer".into(),
+        ADMIN_TOKEN.into(),
+    ] {
+        let a = api
+            .raw(reqwest::Method::GET, "/v1/server", Some(&header), None)
+            .await;
+        assert_eq!(a.status, StatusCode::UNAUTHORIZED, "{header} → {}", a.body);
+        assert_eq!(a.headers["www-authenticate"], "Bearer");
+    }
+    // A wrong token is refused before the method or the path is looked at.
+    let a = api
+        .raw(
+            reqwest::Method::DELETE,
+            "/v2/x",
+            Some("Bearer not-the-token"),
+            None,
+        )
+        .await;
+    assert_eq!(a.status, StatusCode::FORBIDDEN, "{}", a.body);
+    // A request that is not HTTP/1.1 is the HTTP library's to answer (docs/OPERATIONS.md says
+    // so): a bare 400, and the connection closed.
+    let raw = {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut s = tokio::net::TcpStream::connect(server.admin.unwrap())
+            .await
+            .unwrap();
+        s.write_all(b"NOT HTTP AT ALL\r\n\r\n").await.unwrap();
+        let mut answer = Vec::new();
+        tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut answer))
+            .await
+            .expect("the connection is closed")
+            .unwrap();
+        String::from_utf8_lossy(&answer).into_owned()
+    };
+    assert!(raw.starts_with("HTTP/1.1 400 "), "{raw}");
+    assert!(raw.contains("content-length: 0\r\n"), "{raw}");
+    // Nothing was created by any of it.
+    let (_, list) = api.get("/v1/matches").await;
+    assert_eq!(list["matches"], json!([]));
     server.stop().await.unwrap();
 }

@@ -1,7 +1,8 @@
 //! `/metrics`, `/healthz` and `/readyz` over real HTTP while real QUIC bots play on
 //! 127.0.0.1: the scrape is read with a Prometheus text parser (prometheus-parse) and its
 //! counters and histograms move with the match — turns, joins, a refused connection, a client
-//! killed (a drop) and back (a rejoin), a perturbed client (a desync and its report).
+//! killed (a drop) and back (a rejoin), a perturbed client (a desync and its report), the
+//! client hashes compared.
 
 use cohort_client::brain::RandomBrain;
 use cohort_protocol::message::{EndReason, Role};
@@ -188,5 +189,12 @@ async fn the_counters_move_during_a_bot_match() {
         .samples
         .iter()
         .all(|s| s.labels.get("match_id") != Some("m1")));
-    server.stop().await.unwrap();
+    // Every client hash the server compared is counted (m2 has no players: none of its own),
+    // the same count as the stats file's.
+    let summary = server.stop().await.unwrap();
+    assert!(summary.hashes_compared > 0);
+    assert_eq!(
+        value(&after, "cohort_hashes_compared_total", &[]),
+        summary.hashes_compared as f64
+    );
 }

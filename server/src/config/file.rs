@@ -2,7 +2,7 @@
 //! a match's keys checked and turned into its [`Settings`].
 
 use super::{OnDesync, Settings};
-use cohort_protocol::limits::{MAX_INPUT_DELAY, MIN_INPUT_DELAY};
+use cohort_protocol::limits::{MAX_INPUT_DELAY, MAX_NAME_BYTES, MIN_INPUT_DELAY};
 use cohort_protocol::setup::{ConfigError, MapSpec, DEFAULT_INPUT_DELAY, DEFAULT_TURN_TICKS};
 use cohort_protocol::MatchConfig;
 use cohort_sim::map::{DEFAULT_MAP_SEED, DEFAULT_MAP_SIZE};
@@ -73,7 +73,8 @@ fn two() -> u8 {
 #[error("match `{match_id}`: `{field}`: {message}")]
 pub struct KeyError {
     pub match_id: String,
-    pub field: &'static str,
+    /// The key, as a path where it is a list's element (`names[1]`).
+    pub field: String,
     pub message: String,
 }
 
@@ -98,15 +99,26 @@ impl FileMatch {
 
     /// The match's settings, or which key is wrong and why.
     pub fn settings(&self, rules: &Ruleset) -> Result<Settings, KeyError> {
-        let key = |field: &'static str, message: String| KeyError {
+        let key = |field: &str, message: String| KeyError {
             match_id: self.id.clone(),
-            field,
+            field: field.to_string(),
             message,
         };
         if self.names.len() > usize::from(self.players) {
             return Err(key(
                 "names",
                 format!("{} names for {} players", self.names.len(), self.players),
+            ));
+        }
+        if let Some((i, name)) = self
+            .names
+            .iter()
+            .enumerate()
+            .find(|(_, n)| n.is_empty() || n.len() > MAX_NAME_BYTES)
+        {
+            return Err(key(
+                &format!("names[{i}]"),
+                format!("player name `{name}` is empty or longer than {MAX_NAME_BYTES} bytes"),
             ));
         }
         if self.teams.len() > usize::from(self.players) {

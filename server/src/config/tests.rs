@@ -175,7 +175,11 @@ fn a_wrong_match_key_is_named() {
     assert_eq!(m(|m| m.players = 1), "players");
     assert_eq!(m(|m| m.id = "a b".into()), "id");
     assert_eq!(m(|m| m.names = vec!["a".into(); 3]), "names");
-    assert_eq!(m(|m| m.names = vec![String::new()]), "names");
+    assert_eq!(m(|m| m.names = vec![String::new()]), "names[0]");
+    assert_eq!(
+        m(|m| m.names = vec!["Ana".into(), "x".repeat(33)]),
+        "names[1]"
+    );
     assert_eq!(m(|m| m.teams = vec![1; 3]), "teams");
     assert_eq!(m(|m| m.turn_ticks = Some(0)), "turn_ticks");
     assert_eq!(m(|m| m.map_size = Some(9)), "map_size");

@@ -311,6 +311,7 @@ struct Told {
     desyncs: u64,
     dropped: u64,
     rejoins: u64,
+    hashes_compared: u64,
     /// Which slots were connected.
     connected: Vec<bool>,
 }
@@ -327,6 +328,11 @@ impl Driver {
             }
         }
         let s = m.stats();
+        // Hashes arrive between turns: counted at every step, not only when the view changes.
+        metrics
+            .hashes_compared
+            .inc_by(s.hashes_compared - self.told.hashes_compared);
+        self.told.hashes_compared = s.hashes_compared;
         let key = (
             m.phase(),
             m.is_paused(),
@@ -348,7 +354,11 @@ impl Driver {
         let now = MatchView::of(m, created_at);
         metrics.match_figures(m.id(), now.turn, now.players_connected);
         self.tell_players(&now);
-        view.send_replace(now);
+        // An ended match's view is published once, with its summary ([`Driver::ended`]): a
+        // reader that sees `ended` sees the summary too.
+        if now.state != super::MatchState::Ended {
+            view.send_replace(now);
+        }
     }
 
     /// Tells the Agones SDK (if any) which slots connected or left since last time.
@@ -366,7 +376,8 @@ impl Driver {
         self.told.connected = connected;
     }
 
-    /// The match is over: its summary to its view, the metrics and the webhook.
+    /// The match is over: its summary to the metrics, the webhook and its view — the view
+    /// turns `ended` here only, in one step with its summary.
     fn ended(&mut self, mut last: MatchView, turns: u64, view: &watch::Sender<MatchView>) {
         for p in &mut last.players {
             p.connected = false;
@@ -517,8 +528,7 @@ pub(super) async fn run(
         d.refresh(&mut m, &view, created_at);
     }
     d.refresh(&mut m, &view, created_at);
-    let last = view.borrow().clone();
-    d.ended(last, m.turns_run(), &view);
+    d.ended(MatchView::of(&m, created_at), m.turns_run(), &view);
     let mut lateness = m.stats().close_lateness_us.clone();
     lateness.sort_unstable();
     MatchSummary {

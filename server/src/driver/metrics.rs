@@ -48,6 +48,7 @@ pub struct Metrics {
     pub rejoins: Counter,
     pub drops: Counter,
     pub desyncs: Counter,
+    pub hashes_compared: Counter,
     pub reports: Counter,
     pub turns: Counter,
     pub bytes_in: Counter,
@@ -85,6 +86,7 @@ impl Metrics {
             rejoins: Counter::default(),
             drops: Counter::default(),
             desyncs: Counter::default(),
+            hashes_compared: Counter::default(),
             reports: Counter::default(),
             turns: Counter::default(),
             bytes_in: Counter::default(),
@@ -123,6 +125,11 @@ impl Metrics {
             m.drops.clone(),
         );
         r.register("desyncs", "Hash mismatches caught", m.desyncs.clone());
+        r.register(
+            "hashes_compared",
+            "Clients' state hashes compared with the server's",
+            m.hashes_compared.clone(),
+        );
         r.register(
             "desync_reports",
             "Desync reports written",

@@ -1,13 +1,15 @@
 //! The admin API (docs/admin-openapi.yaml, docs/OPERATIONS.md "Admin API"): a matchmaker
 //! creates, lists, reads and ends matches over HTTP/JSON. Every request carries
 //! `Authorization: Bearer <admin token>`: none → 401, a wrong one → 403 (compared in constant
-//! time). A request body is at most [`ADMIN_BODY_LIMIT_BYTES`]; a bad one → 400 naming the
-//! field. Ending a match is an event its `Match` handles: here requests are only moved.
+//! time; the scheme's name in any case). A request body is at most [`ADMIN_BODY_LIMIT_BYTES`];
+//! a bad one → 400 naming the field. Every answer is JSON, axum's own rejections included
+//! (`json_errors`). Ending a match is an event its `Match` handles: here requests are only
+//! moved.
 
 use crate::config::FileMatch;
 use crate::driver::{CreateError, Host, MatchState};
 use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
+use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{DefaultBodyLimit, Path, Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::middleware::{self, Next};
@@ -15,8 +17,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::Serialize;
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 use subtle::ConstantTimeEq;
 
 /// The largest request body taken, in bytes (a match's keys fit in a fraction of it).
@@ -41,14 +43,45 @@ impl AdminToken {
     }
 }
 
+/// At most one log line about refused tokens in this long; the refusals in between are
+/// counted into the next line.
+pub const WRONG_TOKEN_LOG_EVERY: Duration = Duration::from_secs(10);
+
 #[derive(Clone)]
 struct Admin {
     host: Arc<Host>,
     token: AdminToken,
+    refusals: Arc<Mutex<Refusals>>,
+}
+
+/// Requests refused for a wrong token, for a log line at most every [`WRONG_TOKEN_LOG_EVERY`].
+#[derive(Default)]
+struct Refusals {
+    logged_at: Option<Instant>,
+    unlogged: u64,
+}
+
+impl Refusals {
+    /// Counts a refusal at `now`; how many to log now, if a line is due.
+    fn note(&mut self, now: Instant) -> Option<u64> {
+        self.unlogged += 1;
+        let due = self
+            .logged_at
+            .is_none_or(|at| now.saturating_duration_since(at) >= WRONG_TOKEN_LOG_EVERY);
+        if !due {
+            return None;
+        }
+        self.logged_at = Some(now);
+        Some(std::mem::take(&mut self.unlogged))
+    }
 }
 
 pub fn router(host: Arc<Host>, token: AdminToken) -> Router {
-    let admin = Admin { host, token };
+    let admin = Admin {
+        host,
+        token,
+        refusals: Arc::default(),
+    };
     Router::new()
         .route("/v1/server", get(server))
         .route("/v1/matches", get(list).post(create))
@@ -57,7 +90,45 @@ pub fn router(host: Arc<Host>, token: AdminToken) -> Router {
         .fallback(|| async { failure(StatusCode::NOT_FOUND, "not_found", "no such endpoint") })
         .layer(middleware::from_fn_with_state(admin.clone(), authenticate))
         .layer(DefaultBodyLimit::max(ADMIN_BODY_LIMIT_BYTES))
+        .layer(middleware::map_response(json_errors))
         .with_state(admin)
+}
+
+/// Every answer is JSON: one that is not (axum's own, such as a 405 for a method the path
+/// does not have) becomes an error body of its status, its headers (`Allow`) kept.
+async fn json_errors(response: Response) -> Response {
+    let json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    let status = response.status();
+    if json || status.is_success() {
+        return response;
+    }
+    let (code, default) = match status {
+        StatusCode::METHOD_NOT_ALLOWED => (
+            "method_not_allowed",
+            "this path has no such method (the Allow header lists its methods)",
+        ),
+        StatusCode::NOT_FOUND => ("not_found", "no such endpoint"),
+        StatusCode::PAYLOAD_TOO_LARGE => ("body_too_large", "the request body is too large"),
+        s if s.is_client_error() => ("bad_request", "the request is not one the API takes"),
+        _ => ("internal", "the server failed to answer"),
+    };
+    let (parts, body) = response.into_parts();
+    let text = axum::body::to_bytes(body, 4096).await.unwrap_or_default();
+    let text = String::from_utf8_lossy(&text);
+    let message = match text.trim() {
+        "" => default.to_string(),
+        t => t.to_string(),
+    };
+    let mut answer = failure(status, code, message);
+    for (name, value) in &parts.headers {
+        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+            answer.headers_mut().append(name, value.clone());
+        }
+    }
+    answer
 }
 
 /// An error answer: `{"error": code, "message": text, "field": key}`.
@@ -101,8 +172,7 @@ async fn authenticate(
 ) -> Response {
     let presented = headers
         .get(header::AUTHORIZATION)
-        .map(|v| v.as_bytes())
-        .and_then(|v| v.strip_prefix(b"Bearer "));
+        .and_then(|v| bearer_token(v.as_bytes()));
     match presented {
         None => {
             let mut r = failure(
@@ -117,7 +187,18 @@ async fn authenticate(
             r
         }
         Some(t) if !admin.token.admits(t) => {
-            tracing::warn!("admin API: a request with a wrong token was refused");
+            let due = admin
+                .refusals
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .note(Instant::now());
+            if let Some(refused) = due {
+                tracing::warn!(
+                    refused,
+                    "admin API: requests with a wrong token were refused (this line at most every {}s)",
+                    WRONG_TOKEN_LOG_EVERY.as_secs()
+                );
+            }
             failure(
                 StatusCode::FORBIDDEN,
                 "forbidden",
@@ -126,6 +207,30 @@ async fn authenticate(
         }
         Some(_) => next.run(request).await,
     }
+}
+
+/// The token of an `Authorization` header's value in the `Bearer` scheme, whose name is
+/// matched in any case (RFC 9110, 11.1): `Bearer`, `bearer`, `BEARER`; one or more spaces
+/// before the token.
+fn bearer_token(value: &[u8]) -> Option<&[u8]> {
+    let space = value.iter().position(|b| *b == b' ')?;
+    let (scheme, rest) = value.split_at(space);
+    if !scheme.eq_ignore_ascii_case(b"bearer") {
+        return None;
+    }
+    let token = rest.trim_ascii_start();
+    (!token.is_empty()).then_some(token)
+}
+
+/// The answer to a match id in the path that is not UTF-8 once percent-decoded.
+fn bad_id(e: &PathRejection) -> Response {
+    bad_field(
+        "id".to_string(),
+        format!(
+            "the match id in the path is not UTF-8 once percent-decoded ({})",
+            e.body_text()
+        ),
+    )
 }
 
 async fn server(State(admin): State<Admin>) -> Response {
@@ -143,7 +248,11 @@ async fn list(State(admin): State<Admin>) -> Response {
     Json(serde_json::json!({ "matches": admin.host.matches.views() })).into_response()
 }
 
-async fn one(State(admin): State<Admin>, Path(id): Path<String>) -> Response {
+async fn one(State(admin): State<Admin>, path: Result<Path<String>, PathRejection>) -> Response {
+    let id = match path {
+        Ok(Path(id)) => id,
+        Err(e) => return bad_id(&e),
+    };
     match admin.host.matches.view(&id) {
         Some(v) => Json(v).into_response(),
         None => unknown(&id),
@@ -158,28 +267,59 @@ fn unknown(id: &str) -> Response {
     )
 }
 
+/// The `field` of a bad body that is not a JSON object of a match's keys: not JSON, truncated,
+/// not UTF-8, or another JSON value.
+pub const WHOLE_BODY: &str = "(body)";
+
 /// A match's keys from JSON (an admin API body, an Agones annotation), or which key is wrong
-/// (its path, e.g. `names[1]`) and why.
+/// (its path, e.g. `names[1]`, or [`WHOLE_BODY`]) and why.
 pub fn parse_match(body: &[u8]) -> Result<FileMatch, (String, String)> {
+    // serde's structs also take a JSON array of their fields in order: only an object is a
+    // match's keys.
+    if body.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return Err((
+            WHOLE_BODY.to_string(),
+            "the body must be a JSON object of a match's keys".to_string(),
+        ));
+    }
     let mut de = serde_json::Deserializer::from_slice(body);
     let parsed: Result<FileMatch, _> = serde_path_to_error::deserialize(&mut de);
-    let m = parsed.map_err(|e| {
-        let message = e.inner().to_string();
-        let path = e.path().to_string();
-        let field = if path == "." {
-            // Unknown or missing keys name themselves: "unknown field `x`, …".
-            message
-                .split('`')
-                .nth(1)
-                .map_or_else(|| "(body)".to_string(), str::to_string)
-        } else {
-            path
-        };
-        (field, message)
-    })?;
+    let m = parsed.map_err(|e| blame(&e.path().to_string(), e.inner()))?;
     de.end()
-        .map_err(|e| ("(body)".to_string(), e.to_string()))?;
+        .map_err(|e| (WHOLE_BODY.to_string(), e.to_string()))?;
     Ok(m)
+}
+
+/// Which key a JSON error is about: the key's path for a value of the wrong kind or a string
+/// that is not text (not UTF-8, a bad escape), a key's own name when it is unknown, missing or
+/// given twice, else [`WHOLE_BODY`] (not JSON, truncated).
+fn blame(path: &str, e: &serde_json::Error) -> (String, String) {
+    use serde_json::error::Category;
+    let message = e.to_string();
+    // serde_path_to_error writes `.` for the top and `?` for a place it could not follow.
+    let known = path != "." && !path.contains('?');
+    let in_a_string = [
+        "invalid unicode code point",
+        "lone leading surrogate in hex escape",
+        "unexpected end of hex escape",
+        "invalid escape",
+        "control character",
+    ]
+    .iter()
+    .any(|m| message.starts_with(m));
+    let field = match e.classify() {
+        Category::Data if path == "." => {
+            ["unknown field `", "missing field `", "duplicate field `"]
+                .iter()
+                .find_map(|p| message.strip_prefix(p))
+                .and_then(|rest| rest.split('`').next())
+                .map(str::to_string)
+        }
+        Category::Data if known => Some(path.to_string()),
+        Category::Syntax if known && in_a_string => Some(path.to_string()),
+        _ => None,
+    };
+    (field.unwrap_or_else(|| WHOLE_BODY.to_string()), message)
 }
 
 async fn create(State(admin): State<Admin>, body: Result<Bytes, BytesRejection>) -> Response {
@@ -200,7 +340,7 @@ async fn create(State(admin): State<Admin>, body: Result<Bytes, BytesRejection>)
     };
     let settings = match spec.settings(admin.host.rules()) {
         Ok(s) => s,
-        Err(e) => return bad_field(e.field.to_string(), e.message),
+        Err(e) => return bad_field(e.field, e.message),
     };
     match admin.host.create_match(settings) {
         Ok(created) => (StatusCode::CREATED, Json(created)).into_response(),
@@ -223,7 +363,11 @@ async fn create(State(admin): State<Admin>, body: Result<Bytes, BytesRejection>)
     }
 }
 
-async fn end(State(admin): State<Admin>, Path(id): Path<String>) -> Response {
+async fn end(State(admin): State<Admin>, path: Result<Path<String>, PathRejection>) -> Response {
+    let id = match path {
+        Ok(Path(id)) => id,
+        Err(e) => return bad_id(&e),
+    };
     let host = &admin.host;
     let Some(mut view) = host.matches.watch(&id) else {
         return unknown(&id);
@@ -264,9 +408,57 @@ mod tests {
         assert_eq!(field(r#"{"players":2}"#), "id");
         assert_eq!(field(r#"{"id":"a","names":["x",3]}"#), "names[1]");
         assert_eq!(field(r#"{"id":"a"} trailing"#), "(body)");
+        assert_eq!(field(r#"{"id":"a","id":"b"}"#), "id");
+        // Not a JSON object: the body, and no internal type name.
+        for body in ["42", "[]", r#"["a",2]"#, "null", r#""a""#, ""] {
+            let (field, message) = parse_match(body.as_bytes()).unwrap_err();
+            assert_eq!(field, "(body)", "{body}");
+            assert!(!message.contains("FileMatch"), "{body}: {message}");
+        }
+        // Truncated, not JSON.
+        for body in [
+            r#"{"id":"a","#,
+            r#"{"id":"a","names":["x""#,
+            "{not json",
+            "{",
+        ] {
+            assert_eq!(field(body), "(body)", "{body}");
+        }
+        // A string that is not text names its key.
+        let bad_utf8 = parse_match(b"{\"id\":\"a\",\"names\":[\"A\",\"\xff\"]}").unwrap_err();
+        assert_eq!(bad_utf8.0, "names[1]", "{bad_utf8:?}");
+        assert_eq!(field(r#"{"id":"a","names":["A","\ud800"]}"#), "names[1]");
+        // Bytes that are not UTF-8 outside a string: the body.
+        assert_eq!(parse_match(b"{\xff}").unwrap_err().0, "(body)");
         assert_eq!(
             parse_match(br#"{"id":"a","players":4}"#).unwrap().players,
             4
         );
+    }
+
+    #[test]
+    fn the_bearer_scheme_is_matched_in_any_case() {
+        for header in ["Bearer tok", "bearer tok", "BEARER tok", "bEaReR  tok"] {
+            assert_eq!(
+                bearer_token(header.as_bytes()),
+                Some(&b"tok"[..]),
+                "{header}"
+            );
+        }
+        for header in ["Basic tok", "Bearer", "Bearer ", "Bearertok", "tok", ""] {
+            assert_eq!(bearer_token(header.as_bytes()), None, "{header}");
+        }
+    }
+
+    #[test]
+    fn wrong_tokens_are_logged_at_most_every_interval() {
+        let mut r = Refusals::default();
+        let t0 = Instant::now();
+        assert_eq!(r.note(t0), Some(1));
+        for _ in 0..99 {
+            assert_eq!(r.note(t0 + Duration::from_secs(1)), None);
+        }
+        assert_eq!(r.note(t0 + WRONG_TOKEN_LOG_EVERY), Some(100));
+        assert_eq!(r.note(t0 + WRONG_TOKEN_LOG_EVERY), None);
     }
 }
