@@ -86,8 +86,8 @@ pub struct BodiesReport {
     pub close_pair_ticks: u64,
     /// The longest any one pair stayed close on end.
     pub longest_close: Option<CloseRun>,
-    /// Ticks times pairs nearer than the allowance while both stood (no walk but a step aside,
-    /// not pushed), summed over the run.
+    /// Ticks times pairs nearer than the allowance while both stood (no walk, not pushed),
+    /// summed over the run.
     pub standing_pair_ticks: u64,
     /// Pairs nearer than the allowance at the end with both standing, in id order.
     pub standing_at_end: Vec<Overlap>,
@@ -288,11 +288,10 @@ pub fn scan(world: &World, tick: u64) -> (Vec<(Overlap, bool)>, Option<Pile>) {
     (found, pile)
 }
 
-/// Whether a unit stands: it has no walk and is not pushed, or its only walk is a step aside
-/// (it is idle or on hold).
+/// Whether a unit stands: it has no walk and is not pushed (one stepping aside is on its way
+/// apart; held at it, its walk ends and it stands again: `crate::walk`).
 fn stands(u: &crate::state::Unit) -> bool {
-    use crate::state::Order;
-    (u.route.is_none() || matches!(u.order, Order::Idle | Order::Hold)) && u.pushed.is_none()
+    u.route.is_none() && u.pushed.is_none()
 }
 
 /// Pairs of `f` with each of `others` nearer than the allowance, into `found`.
