@@ -94,7 +94,7 @@ pub fn clear_way(tick: &mut Tick<'_>, i: usize, route: &Route, widest: Fx) {
     let survey = &tick.nav.survey;
     let crowded = |to: Vec2| {
         let step = to - at;
-        let mut shoves: Vec<(EntityId, Vec2, Vec2)> = Vec::new();
+        let mut shoves: Vec<(EntityId, Vec2)> = Vec::new();
         let mut held = false;
         for b in survey.near(to, radius + widest) {
             let allow = (radius + b.radius) * super::K_KEEP_APART;
@@ -113,8 +113,7 @@ pub fn clear_way(tick: &mut Tick<'_>, i: usize, route: &Route, widest: Fx) {
                 -step.perp()
             };
             let need = allow - (to - b.middle).length() + K_SHOVE_SLACK;
-            let by = need.min(step_len);
-            shoves.push((b.entity, side.with_length(by), step.with_length(by)));
+            shoves.push((b.entity, side.with_length(need.min(step_len))));
         }
         (shoves, held)
     };
@@ -125,22 +124,9 @@ pub fn clear_way(tick: &mut Tick<'_>, i: usize, route: &Route, widest: Fx) {
     if held {
         shoves = crowded(at + line.perp().with_length(step_len)).0;
     }
-    // Pressing, a walker that cannot go aside (a file in a gap a body wide) is shoved back along
-    // the shover's way, with those of its player behind it: the stream through a gap that
-    // pressed first goes through, and the other's turn comes when it presses in its turn.
-    for (id, aside, back) in shoves {
-        if !shove(tick, me, id, aside, widest, K_SHOVE_CHAIN, presses)
-            && presses
-            && walks(&tick.state.units, id)
-        {
-            shove(tick, me, id, back, widest, K_SHOVE_CHAIN, presses);
-        }
+    for (id, by) in shoves {
+        shove(tick, me, id, by, widest, K_SHOVE_CHAIN, presses);
     }
-}
-
-/// Whether unit `id` has a walk.
-fn walks(units: &[crate::state::Unit], id: EntityId) -> bool {
-    find(units, id, |v| v.id).is_some_and(|k| units[k].route.is_some())
 }
 
 /// How many bodies deep a shove passes on: a shoved body shoves those in its own way aside by
