@@ -112,14 +112,18 @@ fn a_body_over_a_tree_is_seen_with_its_depth() {
     );
 }
 
-/// A scene of `units` (TOML `[[units]]` tables) on an open 12 × 6 field, run `ticks`.
-fn run_scene(units: &str, ticks: u64) -> cohort_sim::scenario::watch::WatchReport {
+/// A scene of `units` (TOML `[[units]]` and `[[commands]]` tables) on an open 12 × 6 field.
+fn scene(units: &str, ticks: u64) -> Scenario {
     let text = format!(
         "name = \"bodies\"\nticks = {ticks}\n[map]\nascii = \"\"\"\n{}\"\"\"\n{units}",
         "............\n".repeat(6)
     );
-    let mut r =
-        Runner::new(Scenario::from_toml(&text, "bodies.toml", &NoFiles, None).expect("loads"));
+    Scenario::from_toml(&text, "bodies.toml", &NoFiles, None).expect("loads")
+}
+
+/// [`scene`] run `ticks`: what the watch saw.
+fn run_scene(units: &str, ticks: u64) -> cohort_sim::scenario::watch::WatchReport {
+    let mut r = Runner::new(scene(units, ticks));
     r.run(ticks, |_| {});
     r.report().watch
 }
@@ -185,11 +189,10 @@ fn a_pile_of_twenty_thousand_on_one_point_is_watched_at_little_cost() {
     use cohort_sim::scenario::watch::bodies::K_PILE;
     // Every pair of 20,000 bodies on one point overlaps: 200 million pairs. The watch looks at
     // no more than K_PILE bodies of a cell and says it saw a pile.
-    let text = format!(
-        "name = \"pile\"\nticks = 1\n[map]\nascii = \"\"\"\n{}\"\"\"\n[[units]]\nkind = \"militia\"\nowner = 0\nat = [5, 3]\ncount = 20000\nspacing = 0\n[[commands]]\ntick = 0\nplayer = 0\ndo = \"hold\"\nunits = [1]\n",
-        "............\n".repeat(6)
+    let scenario = scene(
+        "[[units]]\nkind = \"militia\"\nowner = 0\nat = [5, 3]\ncount = 20000\nspacing = 0\n",
+        1,
     );
-    let scenario = Scenario::from_toml(&text, "pile.toml", &NoFiles, None).expect("loads");
     let mut watch = cohort_sim::scenario::watch::Watch::default();
     watch.observe_start(&scenario.world);
     let w = watch.report(&scenario.world);
