@@ -6,13 +6,15 @@
 //! own player that its straight step would crowd: a walker going elsewhere (its walk ending more
 //! than [`super::held::K_SAME_WAY`] from the shover's) or marching in the shover's own formation
 //! (its members go to places of their own, and fighters starting behind shooters must still
-//! reach the front ranks), or, once the shover presses
-//! ([`super::held::K_PRESS_AFTER_TICKS`] without a stride), any walker of its player; and,
-//! under the ruleset's `push_idle`, an idle one. The shoved body moves sideways off the
-//! shover's line, to the side it stands on, by as much as the shover needs to pass at the
-//! allowance, at most the shover's own step: only onto open ground, never nearer than the
-//! allowance to anyone (the shover aside) it was not already nearer to. Nobody on hold, at work
-//! or of another player is ever shoved, so a line of units on hold, or an enemy, holds.
+//! reach the front ranks); under the ruleset's `push_idle`, an idle one. Once the shover
+//! presses ([`super::held::K_PRESS_AFTER_TICKS`] without a stride) it also shoves any walker of
+//! any player, and its own player's standing units (idle or at work) but a formation's members
+//! on their places: they make room. The shoved body moves sideways off the shover's line, to the
+//! side it stands on, by as much as the shover needs to pass at the allowance, at most the
+//! shover's own step: only onto open ground, never nearer than the allowance to anyone (the
+//! shover aside) it was not already nearer to; those of its player in its way are shoved on by
+//! the same, up to [`K_SHOVE_CHAIN`] deep. Nobody on hold and no standing unit of another
+//! player is ever shoved, so a line of units on hold, or an enemy's, holds.
 
 use super::apart::Stepper;
 use super::held::{held_ticks, still_ticks, K_PRESS_AFTER_TICKS, K_SAME_WAY};
