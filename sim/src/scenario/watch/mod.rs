@@ -315,15 +315,6 @@ impl Watch {
         self.last_counters = c.clone();
     }
 
-    /// Every pair nearer than keep-apart allows now, lower id first, sorted.
-    pub fn overlaps_now(&self, world: &World, tick: u64) -> Vec<Overlap> {
-        bodies::scan(world, tick)
-            .0
-            .into_iter()
-            .map(|(o, _)| o)
-            .collect()
-    }
-
     /// What the watch saw, with the world as it is now.
     pub fn report(&self, world: &World) -> WatchReport {
         let tick = world.tick();
