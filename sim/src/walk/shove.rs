@@ -13,7 +13,8 @@
 //! side it stands on, by as much as the shover needs to pass at the allowance, at most the
 //! shover's own step: only onto open ground, never nearer than the allowance to anyone (the
 //! shover aside) it was not already nearer to; those of its player in its way are shoved on by
-//! the same, up to [`K_SHOVE_CHAIN`] deep. Nobody on hold and no standing unit of another
+//! the same, up to [`K_SHOVE_CHAIN`] deep. A body stepping out of another (a settle walk,
+//! [`super::settle`]) shoves as one pressing does, from its first step. Nobody on hold and no standing unit of another
 //! player is ever shoved, so a line of units on hold, or an enemy's, holds.
 
 use super::apart::Stepper;
@@ -35,7 +36,7 @@ pub const K_SHOVE_SLACK: Fx = fx_ratio(1, 64);
 /// (see the module). Changes only the shoved bodies' positions (and the survey's filing of them).
 pub fn clear_way(tick: &mut Tick<'_>, i: usize, route: &Route, widest: Fx) {
     let now = tick.state.tick;
-    if held_ticks(route, now) < K_SHOVE_AFTER_TICKS {
+    if held_ticks(route, now) < K_SHOVE_AFTER_TICKS && !route.settle {
         return;
     }
     let Some(&corner) = route.waypoints.first() else {
@@ -60,7 +61,10 @@ pub fn clear_way(tick: &mut Tick<'_>, i: usize, route: &Route, widest: Fx) {
     let (me, owner, radius) = (u.id, u.owner, tick.rules.radius_of(u.kind));
     // Marching to its place in a formation (a formation move caps its pace).
     let march = u.formation.filter(|_| route.speed_cap.is_some());
-    let presses = still_ticks(route, now) >= K_PRESS_AFTER_TICKS;
+    // A body stepping out of another (a settle walk) makes room as one pressing does, at once
+    // (Cohort's choice: nine placed on one point, the four in the middle were caged by the five
+    // that had stepped out round them, none inside anyone, and stood inside each other for good).
+    let presses = still_ticks(route, now) >= K_PRESS_AFTER_TICKS || route.settle;
     let push_idle = tick.rules.push_idle;
     let states = &tick.state.units;
     let shovable = |b: &Body| {
