@@ -19,9 +19,11 @@ pub use chase::{keep_lane, plan_chase, replan_wait, ChasePlan, SetOn, SharedChas
 pub use crowd::{crowd_at_goal, K_GO_ROUND_CROWD};
 pub use parts::{Tick, View};
 pub use reach::{box_of, in_range, may_end_by, reach_gap, K_INSIDE};
-pub use route::{region_here, route, route_beyond, route_for, route_round, Ask};
+pub use route::{
+    region_here, route, route_beyond, route_for, route_past_the_yielding, route_round, Ask,
+};
 pub use spot::{find_standing_spot, Approach, Spot};
-pub use standing::{standing_in_the_way, K_STANDING_REACH};
+pub use standing::{holds_ground, standing_in_the_way, K_STANDING_REACH};
 pub use survey::{Body, Near, Survey};
 pub use toward::{toward, toward_clear_of, K_TOWARD_REACH};
 

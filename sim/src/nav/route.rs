@@ -6,7 +6,8 @@
 //! the unit's body.
 
 use super::crowd::{crowd_at_goal, go_straight_in};
-use super::standing::standing_in_the_way;
+use super::standing::{holds_ground, standing_in_the_way};
+use super::survey::Body;
 use super::{Tick, View};
 use crate::astar::{
     find_route, straighten, wider_than_a_tile, Budget, Search, StandingBody, Walker,
@@ -75,20 +76,53 @@ pub fn route_beyond(tick: &mut Tick<'_>, ask: &Ask) -> Option<Route> {
 /// tile anyone stands on (but the walk's target), as though they were closed ground. Its first
 /// corner is `start`'s middle when that is not the walker's tile. `None` as for [`route_for`].
 pub fn route_round(tick: &mut Tick<'_>, ask: &Ask, start: Tile, blocked: &[Tile]) -> Option<Route> {
-    plan(tick, ask, Some((start, blocked)), Budget::Spec)
+    let round = Round {
+        start,
+        blocked,
+        closing: Closing::AnyoneStanding,
+    };
+    plan(tick, ask, Some(round), Budget::Spec)
 }
 
-/// [`route_for`], with `round` [`route_round`], with `budget` [`route_beyond`].
-fn plan(
-    tick: &mut Tick<'_>,
-    ask: &Ask,
-    round: Option<(Tile, &[Tile])>,
-    budget: Budget,
-) -> Option<Route> {
+/// A way for a walker shut in by bodies (Cohort's choice, `crate::walk::held`): [`route_round`]
+/// from tile `start` with nothing else blocked, but only the bodies that hold their ground
+/// against the walker closed ([`Closing::HoldingGround`]): its own player's standing units make
+/// room for it (`crate::walk::shove`), so a way through them is a way. A route that does not
+/// reach the goal, its search not cut short, means those holding their ground shut it out.
+pub fn route_past_the_yielding(tick: &mut Tick<'_>, ask: &Ask, start: Tile) -> Option<Route> {
+    let round = Round {
+        start,
+        blocked: &[],
+        closing: Closing::HoldingGround,
+    };
+    plan(tick, ask, Some(round), Budget::Spec)
+}
+
+/// Which standing bodies a detour's search treats as closed ground.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Closing {
+    /// Anyone standing still (but the walker and its target).
+    AnyoneStanding,
+    /// Only those that never make room for the walker: units on hold, any player's, and other
+    /// players' units standing still.
+    HoldingGround,
+}
+
+/// A detour's search: from `start`, `blocked` tiles closed, standing bodies closed by `closing`.
+#[derive(Clone, Copy)]
+struct Round<'a> {
+    start: Tile,
+    blocked: &'a [Tile],
+    closing: Closing,
+}
+
+/// [`route_for`], with `round` a detour's ([`route_round`]), with `budget` [`route_beyond`].
+fn plan(tick: &mut Tick<'_>, ask: &Ask, round: Option<Round<'_>>, budget: Budget) -> Option<Route> {
     let unit = tick.unit(ask.unit)?;
     let key = tick.key_of(unit);
     let radius = tick.rules.radius_of(unit.kind);
-    let (from, to) = (round.map_or(ask.from.tile(), |r| r.0), ask.to.tile());
+    let owner = unit.owner;
+    let (from, to) = (round.map_or(ask.from.tile(), |r| r.start), ask.to.tile());
     let grid = tick.grid();
     let region = region_here(tick.regions, grid, key, from)?;
     if tick.regions.region_of(grid, key, to) != Some(region) {
@@ -114,8 +148,19 @@ fn plan(
         })
         .collect();
 
+    // Whether a standing body closes its tile to a detour's search.
+    let closes = |b: &Body, units: &[crate::state::Unit]| match round.map(|r| r.closing) {
+        Some(Closing::HoldingGround) => holds_ground(units, owner, b),
+        _ => true,
+    };
     let closed: Vec<Tile> = match round {
-        Some((_, blocked)) => blocked.iter().chain(&tiles).copied().collect(),
+        Some(r) => {
+            let standing = in_the_way
+                .iter()
+                .filter(|b| closes(b, &tick.state.units))
+                .map(|b| grid.tile(b.tile as usize));
+            r.blocked.iter().copied().chain(standing).collect()
+        }
         None => Vec::new(),
     };
     let found = {
@@ -129,10 +174,12 @@ fn plan(
         let grid = &state.grid;
         let stood_on = |t: Tile| {
             grid.index(t).is_some_and(|i| {
-                survey
-                    .on_tile(i as u32)
-                    .iter()
-                    .any(|b| !b.moving && b.entity != ask.unit && Some(b.entity) != ask.target)
+                survey.on_tile(i as u32).iter().any(|b| {
+                    !b.moving
+                        && b.entity != ask.unit
+                        && Some(b.entity) != ask.target
+                        && closes(b, &state.units)
+                })
             })
         };
         let search = Search {

@@ -8,7 +8,9 @@
 use super::route::Ask;
 use super::survey::Body;
 use super::View;
+use crate::id::{find, PlayerId};
 use crate::position::Tile;
+use crate::state::{Order, Unit};
 
 /// How far round the box spanning start and goal standing units are taken in, in tiles.
 pub const K_STANDING_REACH: i32 = 3;
@@ -33,4 +35,12 @@ pub fn standing_in_the_way(view: View<'_>, ask: &Ask) -> Vec<Body> {
         .filter(|body| stands_in_the_way(view, ask, body))
         .copied()
         .collect()
+}
+
+/// Whether the standing body `b` holds its ground against a walker of `owner`'s, never making
+/// room for it (Cohort's choice, `crate::walk::shove`): a unit on hold, any player's, or another
+/// player's unit. `units` are the world's, in id order.
+pub fn holds_ground(units: &[Unit], owner: PlayerId, b: &Body) -> bool {
+    b.owner != owner
+        || find(units, b.entity, |v| v.id).is_some_and(|k| units[k].order == Order::Hold)
 }

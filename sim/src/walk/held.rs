@@ -36,7 +36,7 @@
 use super::short::short_way;
 use super::stepper;
 use crate::astar::Budget;
-use crate::nav::{route_round, Ask, Tick};
+use crate::nav::{holds_ground, route_past_the_yielding, route_round, Ask, Tick};
 use crate::position::{fx, fx_ratio, Distance, Fx, Tile, Vec2};
 pub use crate::state::held_ticks;
 use crate::state::{Progress, Route, TICK_MS};
@@ -284,6 +284,9 @@ pub fn detour(tick: &mut Tick<'_>, i: usize, route: &mut Route, at: Vec2) -> Det
     {
         return Detour::ShutIn;
     }
+    if still_ticks(route, now) >= K_STOP_AGAINST_TICKS && shut_out(tick, i, &ask) {
+        return Detour::ShutIn;
+    }
     // Out of the hollow it stands in, to the walk's first corner, through the gaps.
     let Some(&corner) = route.waypoints.first() else {
         return Detour::Made;
@@ -310,6 +313,41 @@ pub fn detour(tick: &mut Tick<'_>, i: usize, route: &mut Route, at: Vec2) -> Det
     Detour::Made
 }
 
+/// Whether the goal of `ask` is shut out by bodies that hold their ground against the walker
+/// (units on hold, other players' units standing): searched from tile `start` past everyone
+/// else, the search, not cut short by its budget, finds no way there (Cohort's choice: ten
+/// knights sent through a gap that a line of spearmen on hold closed, their goal thirteen tiles
+/// on, pressed against the line for good, each beside the others).
+fn shut_out(tick: &mut Tick<'_>, i: usize, ask: &Ask) -> bool {
+    // Searched from the nearest tile about the walker (its own among them) that nobody holding
+    // their ground stands on: its middle may lie on the tile of one it is pressed against.
+    let owner = tick.state.units[i].owner;
+    let (grid, survey, units) = (tick.grid(), &tick.nav.survey, &tick.state.units);
+    let key = tick.key_of(&units[i]);
+    let at = ask.from;
+    let held_by = |t: Tile| {
+        grid.index(t).is_some_and(|k| {
+            survey
+                .on_tile(k as u32)
+                .iter()
+                .any(|b| b.entity != ask.unit && !b.moving && holds_ground(units, owner, b))
+        })
+    };
+    let here = at.tile();
+    let start = std::iter::once(here)
+        .chain(here.round())
+        .filter(|&t| grid.passable(key, t) && !held_by(t))
+        .min_by_key(|&t| crate::position::squared(Vec2::of_tile(t) - at));
+    let Some(start) = start else {
+        return false;
+    };
+    let expanded = tick.counters.node_expansions;
+    let way = route_past_the_yielding(tick, ask, start);
+    let expanded = tick.counters.node_expansions - expanded;
+    let cut_short = expanded >= u64::from(Budget::Spec.expansions(start, ask.to.tile()));
+    !cut_short && way.is_none_or(|r| !r.has_goal)
+}
+
 /// Whether unit `i` at `at` stands beside a walker: one nearer than the keep-apart allowance
 /// and a quarter again. Walkers move on; only bodies standing shut a walker in.
 fn beside_walkers(tick: &Tick<'_>, i: usize, at: Vec2) -> bool {
@@ -329,7 +367,9 @@ pub enum Detour {
     /// A way round, or the walk it had kept.
     Made,
     /// No way round, no stride for [`K_STOP_AGAINST_TICKS`], no walker beside it and its walk's
-    /// end within [`K_STOP_AGAINST_REACH`]: the walker stops against those standing round it,
+    /// end within [`K_STOP_AGAINST_REACH`]; or, anywhere, no stride for as long and its goal
+    /// shut out by those who hold their ground against it ([`shut_out`]): the walker stops
+    /// against those standing round it,
     /// its walk over (Cohort's choice: nobody walks through anyone, and a
     /// walker shut in by bodies it may not shove stops, as the spec's walker stops against
     /// whoever holds its goal).
