@@ -33,9 +33,22 @@ pub fn keep_lane(s: &Stepper, at: Vec2, to: Vec2) -> Vec2 {
     }
     let half = K_LANE_LOOK / 2;
     let centre = at + step.with_length(half);
+    // Only the box round the strip it looks along is read, within the square round the strip's
+    // middle it once read: middles at most K_LANE_LOOK along and the widest room across (a 64th
+    // more, for rounding), for a step along a row or a column a seventh of that square. The same
+    // walkers are found, in the same order.
+    let rounding = fx_ratio(1, 64);
+    let widest_room = (s.radius + s.widest) * super::K_KEEP_APART + K_LANE_MARGIN + rounding;
+    let long = half + rounding;
+    let (ux, uy) = ((step.x / len).abs(), (step.y / len).abs());
+    let square = half + s.radius + s.widest;
+    let reach = Vec2::new(
+        (long * ux + widest_room * uy + rounding).min(square),
+        (long * uy + widest_room * ux + rounding).min(square),
+    );
     // The nearest walker coming at it on its line: (how far along, how far to its right, room).
     let mut nearest: Option<(Fx, Fx, Fx)> = None;
-    for b in s.survey.near(centre, half + s.radius + s.widest) {
+    for b in s.survey.near_box(centre, reach) {
         if b.entity == s.me || !b.moving || !super::apart::meets_head_on(step, b.heading) {
             continue;
         }

@@ -413,9 +413,16 @@ impl Survey {
     /// order. Its tiles are those a body within `reach` may be filed on: within half a tile and the
     /// spill more.
     pub fn near(&self, p: Vec2, reach: Fx) -> Near<'_> {
-        let far = reach + self.spill + fx_ratio(1, 2);
-        let lo = Vec2::new(p.x - far, p.y - far).tile();
-        let hi = Vec2::new(p.x + far, p.y + far).tile();
+        self.near_box(p, Vec2::new(reach, reach))
+    }
+
+    /// The bodies whose middle lies within `reach.x` across and `reach.y` down of `p`, in (tile,
+    /// entity) order: [`Survey::near`] of a box that need not be square.
+    pub fn near_box(&self, p: Vec2, reach: Vec2) -> Near<'_> {
+        let spill = self.spill + fx_ratio(1, 2);
+        let (far_x, far_y) = (reach.x + spill, reach.y + spill);
+        let lo = Vec2::new(p.x - far_x, p.y - far_y).tile();
+        let hi = Vec2::new(p.x + far_x, p.y + far_y).tile();
         // Clipped to the box bodies are filed in (within the map).
         let f = &self.filed;
         let (x0, x1) = (lo.x.max(f.x0), hi.x.min(f.x0 + f.across - 1));
