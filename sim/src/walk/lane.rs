@@ -52,13 +52,24 @@ pub fn keep_lane(s: &Stepper, at: Vec2, to: Vec2) -> Vec2 {
         if b.entity == s.me || !b.moving || !super::apart::meets_head_on(step, b.heading) {
             continue;
         }
+        // Those coming at it but surely behind it, past the look or off its lane are passed over
+        // before any division (they would fail the exact tests below too: a division is the look's dearest
+        // step).
         let off = b.middle - at;
-        let along = off.dot(step) / len;
+        let dot = off.dot(step);
+        let room = (s.radius + b.radius) * super::K_KEEP_APART + K_LANE_MARGIN;
+        let cross = step.cross(off);
+        if dot <= Fx::ZERO
+            || dot > (K_LANE_LOOK + fx(1)) * len
+            || cross.abs() > (room + rounding) * len
+        {
+            continue;
+        }
+        let along = dot / len;
         if along <= Fx::ZERO || along > K_LANE_LOOK {
             continue;
         }
-        let right = step.cross(off) / len;
-        let room = (s.radius + b.radius) * super::K_KEEP_APART + K_LANE_MARGIN;
+        let right = cross / len;
         if right.abs() >= room {
             continue;
         }
