@@ -15,6 +15,7 @@ pub mod core;
 pub mod events;
 pub mod net;
 pub mod picture;
+pub mod scenario_file;
 pub mod session;
 pub mod sim_report;
 pub mod text;

@@ -9,34 +9,7 @@
 mod common;
 
 use common::*;
-use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// Compiles the example with the system C compiler, warnings as errors.
-fn build_c_client(dir: &Path) -> PathBuf {
-    let exe = dir.join("cohort_client");
-    let lib_dir = library().parent().unwrap().to_path_buf();
-    let out = Command::new("cc")
-        .arg("-std=c11")
-        .args(["-Wall", "-Wextra", "-Werror", "-g"])
-        .arg("-I")
-        .arg(root().join("ffi/include"))
-        .arg(root().join("docs/examples/cohort_client.c"))
-        .arg("-L")
-        .arg(&lib_dir)
-        .arg("-lcohort_ffi")
-        .arg(format!("-Wl,-rpath,{}", lib_dir.display()))
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .expect("the system C compiler `cc` runs");
-    assert!(
-        out.status.success(),
-        "cc failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    exe
-}
 
 fn valgrind_present() -> bool {
     Command::new("valgrind")
@@ -48,7 +21,7 @@ fn valgrind_present() -> bool {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_c_program_plays_300_turns_with_the_servers_hashes_and_leaks_nothing() {
     let dir = scratch("c");
-    let exe = build_c_client(&dir);
+    let exe = build_c_example("cohort_client", &dir);
     let run = play_beside_a_bot("c-client", 2, |server, fingerprint, token| {
         let mut c = Command::new(&exe);
         c.args([server, fingerprint, token]);
