@@ -297,6 +297,17 @@ fn a_move_no_longer_walks_through_a_line_it_cannot_pass() {
         walker["position"][0].as_f64().unwrap() < 6.0,
         "it stayed on its side: {walker}"
     );
+    // Shut out by units on hold, it stopped against them: its move is over.
+    assert_eq!(walker["order"], "Idle", "{walker}");
+    assert!(
+        v["orders_ended"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["id"] == 18),
+        "{}",
+        v["orders_ended"]
+    );
     assert_eq!(
         v["overlaps_during_run"]["onsets"], 0,
         "no body walked through another"
