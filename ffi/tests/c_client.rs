@@ -11,13 +11,6 @@ mod common;
 use common::*;
 use std::process::Command;
 
-fn valgrind_present() -> bool {
-    Command::new("valgrind")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_c_program_plays_300_turns_with_the_servers_hashes_and_leaks_nothing() {
     let dir = scratch("c");
@@ -42,19 +35,8 @@ async fn a_c_program_plays_300_turns_with_the_servers_hashes_and_leaks_nothing()
     }
     // Slower turns: the client runs many times slower under valgrind, and must keep up.
     let run = play_beside_a_bot("c-client-valgrind", 8, |server, fingerprint, token| {
-        let mut c = Command::new("valgrind");
-        c.args([
-            "--leak-check=full",
-            "--show-leak-kinds=definite,indirect,possible",
-            "--errors-for-leak-kinds=definite,indirect,possible",
-            "--error-exitcode=97",
-        ])
-        .arg(format!(
-            "--suppressions={}",
-            root().join("ffi/tests/valgrind.supp").display()
-        ))
-        .arg(&exe)
-        .args([server, fingerprint, token]);
+        let mut c = under_valgrind(&exe);
+        c.args([server, fingerprint, token]);
         c
     })
     .await;
@@ -63,4 +45,22 @@ async fn a_c_program_plays_300_turns_with_the_servers_hashes_and_leaks_nothing()
         "valgrind found errors:\n{}",
         run.stderr
     );
+}
+
+/// The example told a certificate that is not the pinned one ends at once with status 2,
+/// saying so (SERVER_NOT_TRUSTED), rather than waiting on a connection that will never be.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_c_program_told_another_certificate_stops_at_once() {
+    let dir = scratch("c-untrusted");
+    let exe = build_c_example("cohort_client", &dir);
+    let server = cohort_tests::TestServer::start("c-untrusted", &["--players", "2"])
+        .await
+        .expect("the server starts");
+    let token = server.token("default", cohort_protocol::message::Role::Player(0));
+    let mut c = Command::new(&exe);
+    c.args([server.addr.as_str(), &"ab".repeat(32), &token]);
+    let run = run_bounded(c, &dir, "c-untrusted").await;
+    assert_eq!(run.status.code(), Some(2), "{}", run.stderr);
+    assert!(run.stderr.contains("server not trusted"), "{}", run.stderr);
+    let _ = server.stop().await;
 }

@@ -2,7 +2,7 @@
 //! the system `cc` against ffi/include/cohort.h and libcohort_ffi, loads a scenario by path,
 //! steps it tick by tick (its turn is 4 ticks) to the hashes `cohort sim`'s runner gives,
 //! moves a snapshot between worlds, runs a bundle of its own on both, and encodes the answer to
-//! a SnapshotRequest.
+//! a SnapshotRequest; then the same under valgrind: no leak, no invalid access.
 
 mod common;
 
@@ -38,5 +38,22 @@ fn a_c_program_steps_a_scenario_and_exchanges_snapshots_without_a_server() {
     assert!(
         stdout.contains("evidence for turn 3: 4 tick hashes"),
         "{stdout}"
+    );
+
+    if !valgrind_present() {
+        eprintln!(
+            "SKIPPED the valgrind half: valgrind is not installed (apt-get install valgrind)"
+        );
+        return;
+    }
+    let run = under_valgrind(&exe)
+        .arg(&scenario)
+        .arg("10")
+        .output()
+        .expect("valgrind runs");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        run.status.success() && stderr.contains("ERROR SUMMARY: 0 errors"),
+        "valgrind found errors:\n{stderr}"
     );
 }

@@ -108,6 +108,33 @@ pub fn order(
     }
 }
 
+/// Whether valgrind is installed (the tests that run under it skip that half, saying so, when
+/// it is not).
+pub fn valgrind_present() -> bool {
+    Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// `exe` under valgrind: full leak checks, every leak kind an error, exit 97 on one;
+/// ffi/tests/valgrind.supp names the reports that are not Cohort's.
+pub fn under_valgrind(exe: &Path) -> Command {
+    let mut c = Command::new("valgrind");
+    c.args([
+        "--leak-check=full",
+        "--show-leak-kinds=definite,indirect,possible",
+        "--errors-for-leak-kinds=definite,indirect,possible",
+        "--error-exitcode=97",
+    ])
+    .arg(format!(
+        "--suppressions={}",
+        root().join("ffi/tests/valgrind.supp").display()
+    ))
+    .arg(exe);
+    c
+}
+
 /// This thread's last error message.
 pub fn last_error() -> String {
     let mut buf = vec![0u8; 1024];
