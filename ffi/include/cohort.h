@@ -883,11 +883,11 @@ enum CohortStatus cohort_world_from_join_accepted(const uint8_t *payload,
 // Replaces a world's state with a snapshot: the `bytes` of every `Snapshot` piece the server
 // sent, concatenated in index order, and the pieces' `turn` (the state is the one after it, at
 // tick `(turn + 1) × turn_ticks`; the next bundle to run is `turn + 1`). The snapshot must be
-// of this world's configuration: the same ruleset, map size, players (names and teams) and
-// turn length (its tick a whole number of this world's turns).
+// of this world's configuration: the same ruleset, map (size and terrain), players (names and
+// teams) and turn length (its tick a whole number of this world's turns).
 //
 // Errors: `INVALID_HANDLE` (not a world), `NULL_POINTER`, `DECODE` (not a snapshot),
-// `REFUSED` (a snapshot of another ruleset or configuration: another map size, other players,
+// `REFUSED` (a snapshot of another ruleset or configuration: another map size or terrain, other players,
 // a tick that is no whole number of this world's turns), `INVALID_ARGUMENT` (`turn`
 // contradicts the snapshot's tick). Nothing changes on an error. Thread-safe. The caller owns
 // the bytes.

@@ -141,6 +141,14 @@ fn a_snapshot_of_another_configuration_or_turn_is_refused() {
         CohortStatus::Refused
     );
     assert!(last_error().contains("map is 64 × 64"), "{}", last_error());
+    // Another map of the same size: another seed.
+    let mut seed = config(8);
+    seed.map = cohort_protocol::setup::MapSpec::Generated {
+        seed: 99,
+        size: 120,
+    };
+    assert_eq!(load(w, &snapshot_after(&seed, 2), 1), CohortStatus::Refused);
+    assert!(last_error().contains("terrain differs"), "{}", last_error());
     // The right configuration, the wrong turn: the state after turn 2 is at tick 24.
     let good = snapshot_after(&config(8), 3);
     assert_eq!(load(w, &good, 5), CohortStatus::InvalidArgument);
