@@ -357,6 +357,16 @@ impl ClientCore {
         }
     }
 
+    /// The driver could not connect because the server's certificate was refused: the client
+    /// is over and may not rejoin (another try meets the same certificate).
+    pub fn server_not_trusted(&mut self, why: String) {
+        if self.phase != Phase::Over {
+            self.phase = Phase::Over;
+            self.rejoinable = false;
+            self.events.push_back(Event::ServerNotTrusted(why));
+        }
+    }
+
     /// Whether a new connection may take this client's seat back: the connection went (lost,
     /// the server silent, dropped for lag) while the match was this client's to play. False
     /// after the match ended, the client left, or the server refused it or gave the seat to

@@ -173,6 +173,7 @@ impl EventPrinter {
             }
             Event::ServerSilent => err("the server fell silent: connection lost".to_string()),
             Event::ConnectionLost(why) => err(format!("connection lost: {why}")),
+            Event::ServerNotTrusted(why) => err(format!("the server is not trusted: {why}")),
             Event::Reconnecting {
                 why,
                 attempt,

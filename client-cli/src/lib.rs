@@ -15,6 +15,8 @@ pub mod core;
 pub mod events;
 pub mod net;
 pub mod picture;
+pub mod ruleset_doc;
+pub mod scenario_file;
 pub mod session;
 pub mod sim_report;
 pub mod text;

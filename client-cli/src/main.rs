@@ -22,6 +22,7 @@ enum Cmd {
     Bot(cmd::bot::Args),
     Replay(cmd::replay::Args),
     Token(cmd::token::Args),
+    Ruleset(cmd::ruleset::Args),
     /// Run the movement spec's self-checks, printing each one's figures; exit 1 on a failure.
     ///
     /// Each check runs its scene from a scenario file of scenarios/verify/, embedded in this
@@ -47,6 +48,7 @@ fn main() -> ExitCode {
         Cmd::Bot(a) => cmd::bot::run(a),
         Cmd::Replay(a) => cmd::replay::run(a),
         Cmd::Token(a) => cmd::token::run(a),
+        Cmd::Ruleset(a) => cmd::ruleset::run(a),
         Cmd::Verify(a) => cmd::verify::run(a),
         Cmd::Soak(a) => cmd::soak::run(a),
     };

@@ -149,6 +149,20 @@ pub fn client_config(auth: &ServerAuth) -> Result<quinn::ClientConfig> {
     Ok(quinn::ClientConfig::new(Arc::new(quic)))
 }
 
+/// Whether connecting failed because the TLS handshake was refused (a TLS alert: the server's
+/// certificate is not the pinned one, not signed by the CA file, or names another server) —
+/// a failure that another try meets again — rather than a passing one (no answer, a lost
+/// packet, a server not yet up).
+pub fn handshake_refused(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        matches!(
+            c.downcast_ref::<quinn::ConnectionError>(),
+            Some(quinn::ConnectionError::TransportError(t))
+                if (0x100..0x200).contains(&u64::from(t.code))
+        )
+    })
+}
+
 /// A connection to a server: the endpoint, the connection and its one stream.
 pub struct Link {
     endpoint: quinn::Endpoint,

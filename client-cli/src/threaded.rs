@@ -22,6 +22,8 @@ enum Inbound {
     Message(ServerMessage),
     /// The link is gone: none when the server closed in good order, else why.
     Ended(Option<String>),
+    /// The link was never made: the server's certificate was refused (why).
+    NotTrusted(String),
 }
 
 /// What the caller hands the link thread.
@@ -112,6 +114,11 @@ impl ThreadedClient {
                     self.core.connection_lost(why);
                     break;
                 }
+                Inbound::NotTrusted(why) => {
+                    self.link_ended = true;
+                    self.core.server_not_trusted(why);
+                    break;
+                }
             }
         }
         let now = Instant::now();
@@ -188,7 +195,12 @@ async fn run_link(
         link = connecting => match link {
             Ok(link) => link,
             Err(e) => {
-                let _ = inbound.send(Inbound::Ended(Some(format!("{e:#}"))));
+                let why = format!("{e:#}");
+                let _ = inbound.send(if crate::net::handshake_refused(&e) {
+                    Inbound::NotTrusted(why)
+                } else {
+                    Inbound::Ended(Some(why))
+                });
                 return;
             }
         },

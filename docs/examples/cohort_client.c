@@ -224,6 +224,13 @@ int main(int argc, char **argv) {
                 status = 2;
                 over = 1;
                 break;
+            case COHORT_EVENT_KIND_SERVER_NOT_TRUSTED:
+                /* Permanent: another try meets the same certificate. */
+                fprintf(stderr, "server not trusted: %.*s\n", (int)event.text_len,
+                        (const char *)event.text);
+                status = 2;
+                over = 1;
+                break;
             case COHORT_EVENT_KIND_MATCH_ENDED:
                 printf("match ended after turn %" PRIu64 " (reason %d)\n", event.turn, event.code);
                 over = 1;

@@ -27,6 +27,7 @@ EVENT_NONE, EVENT_JOINED, EVENT_TURN_RUN = 0, 1, 4
 EVENT_HASH_DISAGREES, EVENT_DESYNC = 6, 7
 EVENT_LAG_WARNING, EVENT_ERROR, EVENT_REFUSED, EVENT_CONNECTION_LOST, EVENT_MATCH_ENDED = (
     12, 13, 14, 15, 16)
+EVENT_SERVER_NOT_TRUSTED = 17
 COMMAND_MOVE, COMMAND_FORMATION_MOVE, COMMAND_ATTACK_MOVE = 0, 1, 3
 COMMAND_HOLD, COMMAND_SET_FORMATION = 9, 10
 FORMATION_STAGGERED = 1
@@ -231,6 +232,10 @@ def main():
                     print(f"refused: {event.text_str()}", file=sys.stderr)
                 elif k == EVENT_CONNECTION_LOST:
                     print(f"connection lost: {event.text_str()}", file=sys.stderr)
+                    status, over = 2, True
+                elif k == EVENT_SERVER_NOT_TRUSTED:
+                    # Permanent: trying again meets the same certificate.
+                    print(f"server not trusted: {event.text_str()}", file=sys.stderr)
                     status, over = 2, True
                 elif k == EVENT_MATCH_ENDED:
                     print(f"match ended after turn {event.turn} (reason {event.code})", flush=True)

@@ -27,6 +27,12 @@
 // The longest `cohort_client_wait`, in milliseconds.
 #define COHORT_MAX_WAIT_MS 10000
 
+// The bytes of a tick hash.
+#define COHORT_TICK_HASH_BYTES 16
+
+// The most ticks one `cohort_world_step` runs: 3,750, a minute of game time at 16 ms a tick.
+#define COHORT_MAX_STEP_TICKS 3750
+
 // What a function did. `COHORT_STATUS_OK` is 0; every other value is an error whose message
 // [`cohort_last_error`] gives, on the same thread, until the next failing call.
 typedef enum CohortStatus {
@@ -203,12 +209,19 @@ typedef enum CohortEventKind {
   COHORT_EVENT_KIND_ERROR = 13,
   // An order or line could not be used (`text` is why); nothing was sent.
   COHORT_EVENT_KIND_REFUSED = 14,
-  // The connection is lost or could not be made (`text` is why). The seat is still this
-  // client's: a new client with the same token takes it back.
+  // The connection is lost or could not be made for a passing reason (`text` is why: no
+  // answer, a name that does not resolve, the network). The seat is still this client's: a
+  // new client with the same token takes it back (`may_rejoin` 1). A certificate refused is
+  // `SERVER_NOT_TRUSTED` instead, a bad address or CA file `INVALID_ARGUMENT` at connect.
   COHORT_EVENT_KIND_CONNECTION_LOST = 15,
   // The match is over after turn `turn`: `code` is the `EndReason` index (0 turn limit, 1
   // no players, 2 desync, 3 server shutdown).
   COHORT_EVENT_KIND_MATCH_ENDED = 16,
+  // The server's certificate was refused in the handshake (`text` is why): not the pinned
+  // fingerprint, not signed by the CA file, or issued to another name than `server_name`.
+  // Permanent: no connection was made, `may_rejoin` is 0, and another try with the same
+  // options meets the same refusal.
+  COHORT_EVENT_KIND_SERVER_NOT_TRUSTED = 17,
 } CohortEventKind;
 
 // Where a client is in its life.
@@ -224,7 +237,8 @@ typedef enum CohortPhase {
 } CohortPhase;
 
 // How to connect. Every string is a pointer and a length in bytes (UTF-8, no terminator
-// needed); an optional one is null (its length is then ignored).
+// needed); an optional one left out is null with a length of 0 (null with another length is
+// `NULL_POINTER`, as everywhere in the ABI).
 typedef struct CohortConnectOptions {
   // The server, `HOST:PORT` (required).
   const uint8_t *server;
@@ -313,7 +327,8 @@ typedef struct CohortClientStatus {
 typedef struct CohortOrder {
   // A `CohortCommand`.
   int32_t kind;
-  // The units (entity ids) the order is for: at most 512.
+  // The units (entity ids) the order is for: 1 to 512 (`MAX_UNITS_PER_COMMAND`; none is
+  // refused, `INVALID_ARGUMENT`).
   const uint64_t *units;
   size_t unit_count;
   // The point (`MOVE`, `FORMATION_MOVE`, `ATTACK_MOVE`).
@@ -470,8 +485,10 @@ enum CohortStatus cohort_ruleset_hash(const uint8_t *ruleset_toml,
 // (`JOINED`, or `ERROR` / `CONNECTION_LOST`). The client runs the sim and sends its real
 // state hash after every turn.
 //
-// Errors: `NULL_POINTER`, `INVALID_ARGUMENT` (a missing or bad field: neither or both of
-// fingerprint and CA file, a malformed fingerprint, a name over 32 bytes, a bad ruleset),
+// Errors: `NULL_POINTER` (`options` or `out`; a field null with a length), `INVALID_ARGUMENT`
+// (a missing or bad field: a server that is not
+// `HOST:PORT`, neither or both of fingerprint and CA file, a malformed fingerprint, a CA file
+// that cannot be read or holds no certificate, a name over 32 bytes, a bad ruleset),
 // `SYSTEM` (no thread or runtime). Thread-safe. The caller owns `options` and its strings
 // (nothing is kept after the call) and frees the handle with `cohort_client_free`.
 //
@@ -484,7 +501,7 @@ enum CohortStatus cohort_client_connect(const struct CohortConnectOptions *optio
 // Takes the next event: first hands everything that arrived from the server to the client
 // core — running the turns whose bundles came, on this thread, and queueing their hashes —
 // fires its timers and sends what it queued; then writes the oldest event not yet taken to
-// `out` (`kind` `COHORT_EVENT_NONE` when there is none). Call it every frame until it gives
+// `out` (`kind` `COHORT_EVENT_KIND_NONE` when there is none). Call it every frame until it gives
 // `NONE`. Never blocks.
 //
 // Errors: `INVALID_HANDLE`, `NULL_POINTER`. Thread-safe (calls on one client take turns; each
@@ -495,8 +512,11 @@ enum CohortStatus cohort_client_connect(const struct CohortConnectOptions *optio
 enum CohortStatus cohort_client_poll(CohortHandle client, struct CohortEvent *out);
 
 // Blocks until something arrives from the server, the client has a timer due, or
-// `timeout_ms` pass (at most `COHORT_MAX_WAIT_MS`), whichever comes first; then poll. For
-// programs without a frame loop of their own (bots, tools, tests); a game loop never needs it.
+// `timeout_ms` pass (at most `COHORT_MAX_WAIT_MS`), whichever comes first, and returns `OK`
+// in every one of these cases. It takes no event and runs no turn itself: after it, call
+// `cohort_client_poll` until it gives `COHORT_EVENT_KIND_NONE` (what arrived is handled
+// there). For programs without a frame loop of their own (bots, tools, tests); a game loop
+// never needs it.
 //
 // Errors: `INVALID_HANDLE`. Thread-safe, but it holds the client while it waits: other calls
 // on the same client wait too.
@@ -514,8 +534,9 @@ enum CohortStatus cohort_client_status(CohortHandle client, struct CohortClientS
 // `order_turn`; the server may run them later (a `RESCHEDULED` event says so). They go out at
 // the next `cohort_client_poll`. Either every order is sent or none is.
 //
-// Errors: `INVALID_HANDLE`, `NULL_POINTER`, `INVALID_ARGUMENT` (a bad order: the message names
-// it), `NOT_READY` (not joined yet), `REFUSED` (a spectator; a unit that is not this player's),
+// Errors: `INVALID_HANDLE`, `NULL_POINTER`, `INVALID_ARGUMENT` (`count` 0 or over 32,
+// `MAX_COMMANDS_PER_MESSAGE`; a bad order, one naming no units: the message names it),
+// `NOT_READY` (not joined yet), `REFUSED` (a spectator; a unit that is not this player's),
 // `CLOSED`. Thread-safe. The caller owns `orders` and what they point to; nothing is kept.
 //
 // # Safety
@@ -546,12 +567,14 @@ enum CohortStatus cohort_client_chat(CohortHandle client, const uint8_t *text, s
 
 // Asks the server to pause the match (`PAUSED` follows, or an `ERROR` with `PauseRefused`).
 //
-// Errors: `INVALID_HANDLE`, `NOT_READY`, `CLOSED`. Thread-safe.
+// Errors: `INVALID_HANDLE`, `NOT_READY`, `CLOSED`, `REFUSED` (a spectator: nothing is sent).
+// Thread-safe.
 enum CohortStatus cohort_client_pause(CohortHandle client);
 
 // Asks the server to resume a paused match.
 //
-// Errors: `INVALID_HANDLE`, `NOT_READY`, `CLOSED`. Thread-safe.
+// Errors: `INVALID_HANDLE`, `NOT_READY`, `CLOSED`, `REFUSED` (a spectator: nothing is sent).
+// Thread-safe.
 enum CohortStatus cohort_client_resume(CohortHandle client);
 
 // Leaves the match (`resign` non-zero: gives it up, for the record); the seat cannot be taken
@@ -589,6 +612,84 @@ size_t cohort_last_error(uint8_t *buf, size_t cap);
 // # Safety
 // `buf` must point to `cap` writable bytes, or be null.
 size_t cohort_status_name(int32_t status, uint8_t *buf, size_t cap);
+
+// Writes the world's state as a snapshot's bytes (what the `Snapshot` pieces of
+// docs/PROTOCOL.md carry, concatenated; what `cohort_world_load_snapshot` loads) to `buf`.
+// `*len` is set to the size; with `cap` smaller nothing is written (`BUFFER_TOO_SMALL`: call
+// with `buf` null and `cap` 0 to ask). Takes a world or a joined client.
+//
+// Errors: `INVALID_HANDLE`, `NULL_POINTER` (`len`; `buf` with `cap` > 0 needed), `NOT_READY`
+// (a client not joined), `BUFFER_TOO_SMALL`, `INVALID_ARGUMENT` (a state over the snapshot
+// limit, 64 MiB). Thread-safe. The caller owns `buf`.
+//
+// # Safety
+// `buf` must point to `cap` writable bytes (or be null with `cap` 0); `len` to a `size_t`.
+enum CohortStatus cohort_world_snapshot(CohortHandle handle, uint8_t *buf, size_t cap, size_t *len);
+
+// Writes the world's tick hash after each tick of `turn` (`turn_ticks` hashes of
+// `COHORT_TICK_HASH_BYTES` bytes, in order) to `hashes`: what a `SnapshotRequest`'s evidence
+// carries. A world holds its last 128 turns' (`TICK_HASH_TURNS`), run by
+// `cohort_world_run_bundle` or `cohort_world_step` since it was made or last loaded. `*count`
+// is set to the number of hashes; with `cap` (in hashes) smaller nothing is written.
+//
+// Errors: `INVALID_HANDLE` (not a world), `NULL_POINTER`, `NOT_FOUND` (a turn not run, or no
+// longer held), `BUFFER_TOO_SMALL`. Thread-safe. The caller owns `hashes`.
+//
+// # Safety
+// `hashes` must point to `cap × 16` writable bytes (or be null with `cap` 0); `count` to a
+// `size_t`.
+enum CohortStatus cohort_world_tick_hashes(CohortHandle world,
+                                           uint64_t turn,
+                                           uint8_t *hashes,
+                                           size_t cap,
+                                           size_t *count);
+
+// Encodes a `TurnBundle` of one's own (a message's payload, as `cohort_world_run_bundle`
+// takes it): turn `turn`, no membership change, and `count` orders (at most 32,
+// `MAX_COMMANDS_PER_MESSAGE`), order i given by player `players[i]` (0 to 7). For stepping a
+// world without a server: tools, tests, an engine's own lockstep. `*len` is set to the size;
+// with `cap` smaller nothing is written. `orders` and `players` may be null only with `count`
+// 0.
+//
+// Errors: `NULL_POINTER`, `INVALID_ARGUMENT` (a bad order, a player over 7, more than 32
+// orders), `BUFFER_TOO_SMALL`. Thread-safe. The caller owns every buffer.
+//
+// # Safety
+// `orders` and `players` must point to `count` items each; `buf` to `cap` writable bytes (or
+// be null with `cap` 0); `len` to a `size_t`.
+enum CohortStatus cohort_encode_bundle(uint64_t turn,
+                                       const struct CohortOrder *orders,
+                                       const uint8_t *players,
+                                       size_t count,
+                                       uint8_t *buf,
+                                       size_t cap,
+                                       size_t *len);
+
+// Encodes the answer to a `SnapshotRequest` for `turn`: the evidence (docs/PROTOCOL.md) as
+// whole `Snapshot` frames (each a 4-byte length and its payload, pieces of at most 256 KiB:
+// what to write on the stream, in order). `tick_hashes`: `tick_hash_count` tick hashes of
+// `turn` (16 bytes each, `cohort_world_tick_hashes`), or null and 0 if not held; `start`:
+// the snapshot at the turn's start, or null and 0; `end`: the snapshot after the turn
+// (required; `cohort_world_snapshot` right after the turn ran). `*len` is set to the size;
+// with `cap` smaller nothing is written.
+//
+// Errors: `NULL_POINTER`, `DECODE` (`start` or `end` not a snapshot), `INVALID_ARGUMENT`
+// (`end` empty, evidence over 64 MiB), `BUFFER_TOO_SMALL`. Thread-safe. The caller owns every
+// buffer.
+//
+// # Safety
+// Each pointer must point to its length in readable bytes (`tick_hashes`: 16 per hash) or be
+// null with 0; `buf` to `cap` writable bytes (or null with `cap` 0); `len` to a `size_t`.
+enum CohortStatus cohort_encode_evidence(uint64_t turn,
+                                         const uint8_t *tick_hashes,
+                                         size_t tick_hash_count,
+                                         const uint8_t *start,
+                                         size_t start_len,
+                                         const uint8_t *end,
+                                         size_t end_len,
+                                         uint8_t *buf,
+                                         size_t cap,
+                                         size_t *len);
 
 // Encodes `count` orders as one whole `Commands` frame for `turn` (the 4-byte length, then
 // the payload: what to write on the stream), for an engine with its own transport. `*len` is
@@ -642,7 +743,9 @@ enum CohortStatus cohort_world_tiles(CohortHandle handle,
                                      size_t cap,
                                      size_t *count);
 
-// Copies every unit, in id order, into `units`. `*count` is set to the number of units; with
+// Copies every living unit, in id order, into `units` (a unit killed in a tick is gone from
+// the list after that tick: dead units are never listed). `*count` is set to the number of
+// units; with
 // `cap` smaller nothing is written (`BUFFER_TOO_SMALL`): call with `units` null and `cap` 0
 // to ask.
 //
@@ -666,7 +769,8 @@ enum CohortStatus cohort_world_units(CohortHandle handle,
 // `out` must be null or point to a writable `CohortUnit`.
 enum CohortStatus cohort_world_unit(CohortHandle handle, uint64_t id, struct CohortUnit *out);
 
-// Copies the ids of the units `player` owns (every state but dead), in id order, into `ids`:
+// Copies the ids of the living units `player` owns (dead units are never listed), in id
+// order, into `ids`:
 // the units its orders may name. `*count` and `BUFFER_TOO_SMALL` as for `cohort_world_units`.
 //
 // Takes a world or a client handle. Errors: `INVALID_HANDLE`, `NULL_POINTER`, `NOT_READY`,
@@ -777,11 +881,16 @@ enum CohortStatus cohort_world_from_join_accepted(const uint8_t *payload,
                                                   CohortHandle *out);
 
 // Replaces a world's state with a snapshot: the `bytes` of every `Snapshot` piece the server
-// sent, concatenated in index order, and the pieces' `turn` (the state is the one after it;
-// the next bundle to run is `turn + 1`).
+// sent, concatenated in index order, and the pieces' `turn` (the state is the one after it, at
+// tick `(turn + 1) × turn_ticks`; the next bundle to run is `turn + 1`). The snapshot must be
+// of this world's configuration: the same ruleset, map (size and terrain), players (names and
+// teams) and turn length (its tick a whole number of this world's turns).
 //
 // Errors: `INVALID_HANDLE` (not a world), `NULL_POINTER`, `DECODE` (not a snapshot),
-// `REFUSED` (a snapshot of another ruleset). Thread-safe. The caller owns the bytes.
+// `REFUSED` (a snapshot of another ruleset or configuration: another map size or terrain, other players,
+// a tick that is no whole number of this world's turns), `INVALID_ARGUMENT` (`turn`
+// contradicts the snapshot's tick). Nothing changes on an error. Thread-safe. The caller owns
+// the bytes.
 //
 // # Safety
 // `snapshot` must point to `snapshot_len` readable bytes.
@@ -790,14 +899,16 @@ enum CohortStatus cohort_world_load_snapshot(CohortHandle world,
                                              size_t snapshot_len,
                                              uint64_t turn);
 
-// Runs one turn: a whole `TurnBundle` message (a frame's payload: `01`, then the fields) —
-// its input delay, membership events, commands at the turn's first tick, then the rest of the
-// turn's ticks — and writes the state hash after it (32 bytes) to `hash_out`, what the
-// `TurnHash` for that turn carries. Bundles must come in turn order, each once.
+// Runs one turn: a whole `TurnBundle` message (a frame's payload: `01`, then the fields; the
+// server's, or one of your own from `cohort_encode_bundle`) — its membership events, commands
+// at the turn's first tick, then the rest of the turn's ticks — and writes the state hash
+// after it (32 bytes) to `hash_out`, what the `TurnHash` for that turn carries. Bundles must
+// come in turn order, each once, on a world at a turn's start (not mid-turn after
+// `cohort_world_step`). Its tick hashes are kept (`cohort_world_tick_hashes`).
 //
 // Errors: `INVALID_HANDLE` (not a world), `NULL_POINTER`, `DECODE` (not a TurnBundle),
-// `INVALID_ARGUMENT` (a bundle out of turn: the message says which is due). Nothing is run on
-// an error. Thread-safe. The caller owns the bytes and `hash_out`.
+// `INVALID_ARGUMENT` (a bundle out of turn: the message says which is due; a world mid-turn).
+// Nothing is run on an error. Thread-safe. The caller owns the bytes and `hash_out`.
 //
 // # Safety
 // `payload` must point to `payload_len` readable bytes; `hash_out` to 32 writable bytes.
@@ -805,6 +916,41 @@ enum CohortStatus cohort_world_run_bundle(CohortHandle world,
                                           const uint8_t *payload,
                                           size_t payload_len,
                                           uint8_t *hash_out);
+
+// Makes a world from a scenario file (docs/SCENARIOS.md): `path` (UTF-8) names a scenario
+// TOML on disk, whose map, ruleset and `state` files (a snapshot, as `cohort replay --at T
+// --scenario OUT.toml` writes beside it for a bug report) are read relative to it.
+// `ruleset_toml`: a ruleset file's text replacing the scenario's, or null and 0. The world
+// runs the scenario's commands at their ticks when stepped with `cohort_world_step`; its turn
+// length is the scenario's `turn_ticks`.
+//
+// Errors: `NULL_POINTER`, `INVALID_ARGUMENT` (a path not UTF-8, a bad ruleset), `REFUSED`
+// (the file cannot be read or is not a valid scenario: the message names the file, line and
+// field, as `cohort sim` prints it). Thread-safe. The caller owns the bytes and frees the
+// handle with `cohort_world_free`.
+//
+// # Safety
+// `path` must point to `path_len` readable bytes; `ruleset_toml` to `ruleset_len` bytes or be
+// null; `out` to a writable handle.
+enum CohortStatus cohort_world_from_scenario(const uint8_t *path,
+                                             size_t path_len,
+                                             const uint8_t *ruleset_toml,
+                                             size_t ruleset_len,
+                                             CohortHandle *out);
+
+// Runs `ticks` single ticks (1 to `COHORT_MAX_STEP_TICKS`), each with the commands a scenario
+// world's file gives at it (a match's world has none: its commands come in bundles), and
+// writes the state hash after the last (32 bytes) to `hash_out` (or null: not wanted). A
+// world may stop inside a turn (a scenario's turn is often longer than a tick, to replay a
+// bug tick by tick); bundles then wait until the turn is stepped to its end. Each tick's hash
+// is kept (`cohort_world_tick_hashes`).
+//
+// Errors: `INVALID_HANDLE` (not a world), `INVALID_ARGUMENT` (`ticks` 0 or over
+// `COHORT_MAX_STEP_TICKS`). Thread-safe. The caller owns `hash_out`.
+//
+// # Safety
+// `hash_out` must be null or point to 32 writable bytes.
+enum CohortStatus cohort_world_step(CohortHandle world, uint32_t ticks, uint8_t *hash_out);
 
 // Frees a world. The handle is invalid afterwards (a second free returns `INVALID_HANDLE`).
 //

@@ -1,6 +1,6 @@
 //! The client: `cohort_client_connect` starts a connection on a network thread of its own
 //! (with its own tokio runtime; `cohort_client::threaded`) and returns at once; then a game
-//! loop calls, every frame, `cohort_client_poll` until it gives `COHORT_EVENT_NONE` — each call
+//! loop calls, every frame, `cohort_client_poll` until it gives `COHORT_EVENT_KIND_NONE` — each call
 //! hands what arrived to the client core, which runs turns (on the calling thread) and sends
 //! their hashes — gives orders, and reads the world with the `cohort_world_*` view functions.
 //! Nothing but `cohort_client_wait` (when asked) and `cohort_client_free` blocks.
@@ -68,7 +68,8 @@ impl ClientBox {
 }
 
 /// How to connect. Every string is a pointer and a length in bytes (UTF-8, no terminator
-/// needed); an optional one is null (its length is then ignored).
+/// needed); an optional one left out is null with a length of 0 (null with another length is
+/// `NULL_POINTER`, as everywhere in the ABI).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct CohortConnectOptions {
@@ -101,8 +102,10 @@ pub struct CohortConnectOptions {
 /// (`JOINED`, or `ERROR` / `CONNECTION_LOST`). The client runs the sim and sends its real
 /// state hash after every turn.
 ///
-/// Errors: `NULL_POINTER`, `INVALID_ARGUMENT` (a missing or bad field: neither or both of
-/// fingerprint and CA file, a malformed fingerprint, a name over 32 bytes, a bad ruleset),
+/// Errors: `NULL_POINTER` (`options` or `out`; a field null with a length), `INVALID_ARGUMENT`
+/// (a missing or bad field: a server that is not
+/// `HOST:PORT`, neither or both of fingerprint and CA file, a malformed fingerprint, a CA file
+/// that cannot be read or holds no certificate, a name over 32 bytes, a bad ruleset),
 /// `SYSTEM` (no thread or runtime). Thread-safe. The caller owns `options` and its strings
 /// (nothing is kept after the call) and frees the handle with `cohort_client_free`.
 ///
@@ -128,6 +131,7 @@ pub unsafe extern "C" fn cohort_client_connect(
             }
         };
         let server = required(o.server, o.server_len, "server")?;
+        check_host_port(&server)?;
         let token = required(o.token, o.token_len, "token")?;
         let name = required(o.name, o.name_len, "name")?;
         if name.len() > cohort_protocol::limits::MAX_NAME_BYTES {
@@ -144,7 +148,15 @@ pub unsafe extern "C" fn cohort_client_connect(
         let auth = match (fingerprint, ca) {
             (Some(f), None) => ServerAuth::fingerprint(f)
                 .map_err(|e| Failure::new(CohortStatus::InvalidArgument, e.to_string()))?,
-            (None, Some(path)) => ServerAuth::CaFile(PathBuf::from(path)),
+            (None, Some(path)) => {
+                let auth = ServerAuth::CaFile(PathBuf::from(path));
+                // Read now: a missing or empty CA file is the caller's mistake, not a passing
+                // failure of the network thread.
+                cohort_client::net::client_config(&auth).map_err(|e| {
+                    Failure::new(CohortStatus::InvalidArgument, format!("ca_file: {e:#}"))
+                })?;
+                auth
+            }
             _ => {
                 return fail(
                     CohortStatus::InvalidArgument,
@@ -179,6 +191,31 @@ pub unsafe extern "C" fn cohort_client_connect(
         }))));
         unsafe { write_out(out, handle, "out") }
     })
+}
+
+/// Checks `server` is `HOST:PORT` (`[v6 address]:PORT` for IPv6): a host, a colon and a port
+/// of 1 to 65535. Whether the host resolves is found on the network thread.
+fn check_host_port(server: &str) -> Outcome {
+    let bad = |why: &str| {
+        fail(
+            CohortStatus::InvalidArgument,
+            format!("server `{server}` is not HOST:PORT: {why}"),
+        )
+    };
+    let Some((host, port)) = server.rsplit_once(':') else {
+        return bad("no port");
+    };
+    if host.is_empty() {
+        return bad("no host");
+    }
+    let bracketed = host.starts_with('[') && host.ends_with(']') && host.len() > 2;
+    if host.contains(':') && !bracketed {
+        return bad("an IPv6 address goes in brackets, [::1]:7676");
+    }
+    match port.parse::<u16>() {
+        Ok(p) if p > 0 => Ok(()),
+        _ => bad("the port is not 1 to 65535"),
+    }
 }
 
 /// What happened (`CohortEvent::kind`).
@@ -222,12 +259,19 @@ pub enum CohortEventKind {
     Error = 13,
     /// An order or line could not be used (`text` is why); nothing was sent.
     Refused = 14,
-    /// The connection is lost or could not be made (`text` is why). The seat is still this
-    /// client's: a new client with the same token takes it back.
+    /// The connection is lost or could not be made for a passing reason (`text` is why: no
+    /// answer, a name that does not resolve, the network). The seat is still this client's: a
+    /// new client with the same token takes it back (`may_rejoin` 1). A certificate refused is
+    /// `SERVER_NOT_TRUSTED` instead, a bad address or CA file `INVALID_ARGUMENT` at connect.
     ConnectionLost = 15,
     /// The match is over after turn `turn`: `code` is the `EndReason` index (0 turn limit, 1
     /// no players, 2 desync, 3 server shutdown).
     MatchEnded = 16,
+    /// The server's certificate was refused in the handshake (`text` is why): not the pinned
+    /// fingerprint, not signed by the CA file, or issued to another name than `server_name`.
+    /// Permanent: no connection was made, `may_rejoin` is 0, and another try with the same
+    /// options meets the same refusal.
+    ServerNotTrusted = 17,
 }
 
 /// One event, copied out. Which fields mean something depends on `kind` (see
@@ -402,6 +446,7 @@ fn event_of(e: Event) -> Option<CohortEvent> {
             cohort_client::core::SERVER_SILENCE_MS
         )),
         Event::ConnectionLost(why) => CohortEvent::of(K::ConnectionLost).text(&why),
+        Event::ServerNotTrusted(why) => CohortEvent::of(K::ServerNotTrusted).text(&why),
         Event::Refused(why) => CohortEvent::of(K::Refused).text(&why),
         Event::Ended(m) => CohortEvent {
             turn: m.last_turn,
@@ -422,7 +467,7 @@ fn code_index_of_end(reason: cohort_protocol::message::EndReason) -> i32 {
 /// Takes the next event: first hands everything that arrived from the server to the client
 /// core — running the turns whose bundles came, on this thread, and queueing their hashes —
 /// fires its timers and sends what it queued; then writes the oldest event not yet taken to
-/// `out` (`kind` `COHORT_EVENT_NONE` when there is none). Call it every frame until it gives
+/// `out` (`kind` `COHORT_EVENT_KIND_NONE` when there is none). Call it every frame until it gives
 /// `NONE`. Never blocks.
 ///
 /// Errors: `INVALID_HANDLE`, `NULL_POINTER`. Thread-safe (calls on one client take turns; each
@@ -451,8 +496,11 @@ pub unsafe extern "C" fn cohort_client_poll(
 }
 
 /// Blocks until something arrives from the server, the client has a timer due, or
-/// `timeout_ms` pass (at most `COHORT_MAX_WAIT_MS`), whichever comes first; then poll. For
-/// programs without a frame loop of their own (bots, tools, tests); a game loop never needs it.
+/// `timeout_ms` pass (at most `COHORT_MAX_WAIT_MS`), whichever comes first, and returns `OK`
+/// in every one of these cases. It takes no event and runs no turn itself: after it, call
+/// `cohort_client_poll` until it gives `COHORT_EVENT_KIND_NONE` (what arrived is handled
+/// there). For programs without a frame loop of their own (bots, tools, tests); a game loop
+/// never needs it.
 ///
 /// Errors: `INVALID_HANDLE`. Thread-safe, but it holds the client while it waits: other calls
 /// on the same client wait too.
@@ -589,8 +637,9 @@ fn check_orders(c: &ClientBox, commands: &[Command]) -> Outcome {
 /// `order_turn`; the server may run them later (a `RESCHEDULED` event says so). They go out at
 /// the next `cohort_client_poll`. Either every order is sent or none is.
 ///
-/// Errors: `INVALID_HANDLE`, `NULL_POINTER`, `INVALID_ARGUMENT` (a bad order: the message names
-/// it), `NOT_READY` (not joined yet), `REFUSED` (a spectator; a unit that is not this player's),
+/// Errors: `INVALID_HANDLE`, `NULL_POINTER`, `INVALID_ARGUMENT` (`count` 0 or over 32,
+/// `MAX_COMMANDS_PER_MESSAGE`; a bad order, one naming no units: the message names it),
+/// `NOT_READY` (not joined yet), `REFUSED` (a spectator; a unit that is not this player's),
 /// `CLOSED`. Thread-safe. The caller owns `orders` and what they point to; nothing is kept.
 ///
 /// # Safety
@@ -602,6 +651,7 @@ pub unsafe extern "C" fn cohort_client_order(
     count: usize,
 ) -> CohortStatus {
     crate::guard(|| -> Outcome {
+        crate::orders::order_count(count, 1, "a call of cohort_client_order")?;
         let commands = unsafe { commands_of(orders, count) }?;
         with_client(client, |c| {
             check_orders(c, &commands)?;
@@ -633,6 +683,12 @@ pub unsafe extern "C" fn cohort_client_line(
         with_client(client, |c| {
             if let Line::Command(command) = &parsed {
                 check_orders(c, std::slice::from_ref(command))?;
+            }
+            if matches!(parsed, Line::Pause | Line::Resume) && c.client.core().player().is_none() {
+                return fail(
+                    CohortStatus::Refused,
+                    "a spectator cannot pause or resume the match",
+                );
             }
             c.client.core_mut().handle_line(parsed);
             Ok(())
@@ -682,11 +738,18 @@ fn joined(c: &ClientBox) -> Outcome {
     }
 }
 
-/// Sends a line that needs the client joined (pause, resume).
+/// Sends a line that needs the client joined as a player (pause, resume): a spectator's is
+/// refused here, before anything is sent.
 fn joined_line(client: CohortHandle, line: Line) -> CohortStatus {
     crate::guard(|| -> Outcome {
         with_client(client, |c| {
             joined(c)?;
+            if c.client.core().player().is_none() {
+                return fail(
+                    CohortStatus::Refused,
+                    "a spectator cannot pause or resume the match",
+                );
+            }
             c.client.core_mut().handle_line(line);
             Ok(())
         })
@@ -695,7 +758,8 @@ fn joined_line(client: CohortHandle, line: Line) -> CohortStatus {
 
 /// Asks the server to pause the match (`PAUSED` follows, or an `ERROR` with `PauseRefused`).
 ///
-/// Errors: `INVALID_HANDLE`, `NOT_READY`, `CLOSED`. Thread-safe.
+/// Errors: `INVALID_HANDLE`, `NOT_READY`, `CLOSED`, `REFUSED` (a spectator: nothing is sent).
+/// Thread-safe.
 #[no_mangle]
 pub extern "C" fn cohort_client_pause(client: CohortHandle) -> CohortStatus {
     joined_line(client, Line::Pause)
@@ -703,7 +767,8 @@ pub extern "C" fn cohort_client_pause(client: CohortHandle) -> CohortStatus {
 
 /// Asks the server to resume a paused match.
 ///
-/// Errors: `INVALID_HANDLE`, `NOT_READY`, `CLOSED`. Thread-safe.
+/// Errors: `INVALID_HANDLE`, `NOT_READY`, `CLOSED`, `REFUSED` (a spectator: nothing is sent).
+/// Thread-safe.
 #[no_mangle]
 pub extern "C" fn cohort_client_resume(client: CohortHandle) -> CohortStatus {
     joined_line(client, Line::Resume)

@@ -21,6 +21,7 @@
 
 pub mod client;
 pub mod error;
+pub mod exchange;
 mod handles;
 pub mod orders;
 mod strings;

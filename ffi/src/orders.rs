@@ -61,7 +61,8 @@ pub enum CohortFormation {
 pub struct CohortOrder {
     /// A `CohortCommand`.
     pub kind: i32,
-    /// The units (entity ids) the order is for: at most 512.
+    /// The units (entity ids) the order is for: 1 to 512 (`MAX_UNITS_PER_COMMAND`; none is
+    /// refused, `INVALID_ARGUMENT`).
     pub units: *const u64,
     pub unit_count: usize,
     /// The point (`MOVE`, `FORMATION_MOVE`, `ATTACK_MOVE`).
@@ -84,7 +85,7 @@ pub struct CohortOrder {
 ///
 /// # Safety
 /// `order.units` must point to `unit_count` ids and `order.building` to `building_len` bytes
-/// (either may be null with a length of 0).
+/// (null only with a length of 0).
 pub unsafe fn command_of(order: &CohortOrder) -> Result<Command, Failure> {
     if order.unit_count > MAX_UNITS_PER_COMMAND {
         return fail(
@@ -95,14 +96,20 @@ pub unsafe fn command_of(order: &CohortOrder) -> Result<Command, Failure> {
             ),
         );
     }
-    let ids: &[u64] = if order.unit_count == 0 {
-        &[]
-    } else if order.units.is_null() {
-        return fail(CohortStatus::NullPointer, "units is null");
-    } else {
-        // SAFETY: the caller promises `unit_count` ids at `units`.
-        unsafe { std::slice::from_raw_parts(order.units, order.unit_count) }
-    };
+    if order.unit_count == 0 {
+        return fail(
+            CohortStatus::InvalidArgument,
+            "an order names 1 to 512 units, not none",
+        );
+    }
+    if order.units.is_null() {
+        return fail(
+            CohortStatus::NullPointer,
+            format!("units is null with a unit_count of {}", order.unit_count),
+        );
+    }
+    // SAFETY: the caller promises `unit_count` ids at `units`.
+    let ids: &[u64] = unsafe { std::slice::from_raw_parts(order.units, order.unit_count) };
     let units: Vec<EntityId> = ids.iter().map(|&i| EntityId(i)).collect();
     let to = Vec2::new(Fx::from_bits(order.x_fx), Fx::from_bits(order.y_fx));
     let target = EntityId(order.target);
@@ -155,6 +162,18 @@ pub unsafe fn command_of(order: &CohortOrder) -> Result<Command, Failure> {
     })
 }
 
+/// Refuses a `count` of orders under `least` or over `MAX_COMMANDS_PER_MESSAGE` (32) for
+/// `what` (`INVALID_ARGUMENT`).
+pub(crate) fn order_count(count: usize, least: usize, what: &str) -> Outcome {
+    if (least..=MAX_COMMANDS_PER_MESSAGE).contains(&count) {
+        return Ok(());
+    }
+    fail(
+        CohortStatus::InvalidArgument,
+        format!("{what} holds {least} to {MAX_COMMANDS_PER_MESSAGE} orders, not {count}"),
+    )
+}
+
 /// The commands for `count` orders at `orders`.
 ///
 /// # Safety
@@ -201,12 +220,7 @@ pub unsafe extern "C" fn cohort_encode_commands(
     len: *mut usize,
 ) -> CohortStatus {
     crate::guard(|| -> Outcome {
-        if count > MAX_COMMANDS_PER_MESSAGE {
-            return fail(
-                CohortStatus::InvalidArgument,
-                format!("a Commands message holds at most {MAX_COMMANDS_PER_MESSAGE} orders"),
-            );
-        }
+        order_count(count, 0, "a Commands message")?;
         let commands = unsafe { commands_of(orders, count) }?;
         let frame = encode_frame(&ClientMessage::Commands(Commands { turn, commands }))
             .map_err(|e| Failure::new(CohortStatus::InvalidArgument, e.to_string()))?;

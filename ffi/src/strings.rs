@@ -37,7 +37,8 @@ pub unsafe fn str_in<'a>(ptr: *const u8, len: usize, what: &str) -> Result<&'a s
     })
 }
 
-/// An optional string: none when `ptr` is null.
+/// An optional string: none when `ptr` is null (with a length of 0, as everywhere: null with
+/// another length is `NULL_POINTER`).
 ///
 /// # Safety
 /// As [`bytes_in`].
@@ -47,6 +48,12 @@ pub unsafe fn opt_str_in<'a>(
     what: &str,
 ) -> Result<Option<&'a str>, Failure> {
     if ptr.is_null() {
+        if len != 0 {
+            return fail(
+                CohortStatus::NullPointer,
+                format!("{what} is null with a length of {len}"),
+            );
+        }
         return Ok(None);
     }
     unsafe { str_in(ptr, len, what) }.map(Some)

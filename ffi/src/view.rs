@@ -437,7 +437,9 @@ pub unsafe extern "C" fn cohort_world_tiles(
     }
 }
 
-/// Copies every unit, in id order, into `units`. `*count` is set to the number of units; with
+/// Copies every living unit, in id order, into `units` (a unit killed in a tick is gone from
+/// the list after that tick: dead units are never listed). `*count` is set to the number of
+/// units; with
 /// `cap` smaller nothing is written (`BUFFER_TOO_SMALL`): call with `units` null and `cap` 0
 /// to ask.
 ///
@@ -488,7 +490,8 @@ pub unsafe extern "C" fn cohort_world_unit(
     })
 }
 
-/// Copies the ids of the units `player` owns (every state but dead), in id order, into `ids`:
+/// Copies the ids of the living units `player` owns (dead units are never listed), in id
+/// order, into `ids`:
 /// the units its orders may name. `*count` and `BUFFER_TOO_SMALL` as for `cohort_world_units`.
 ///
 /// Takes a world or a client handle. Errors: `INVALID_HANDLE`, `NULL_POINTER`, `NOT_READY`,

@@ -2,6 +2,8 @@
 //! world from the server's bytes and runs bundles to the same hashes as the server's own code;
 //! bad handles, null pointers, short buffers and bad bytes get their statuses and messages.
 
+mod common;
+
 use cohort_ffi::client::{cohort_client_free, cohort_client_poll, CohortEvent};
 use cohort_ffi::orders::{cohort_encode_commands, CohortCommand, CohortOrder};
 use cohort_ffi::view::*;
@@ -471,20 +473,7 @@ fn a_server_that_never_answers_is_a_connection_lost_event() {
         CohortStatus::Ok
     );
     let ids = [1u64];
-    let order = CohortOrder {
-        kind: CohortCommand::Stop as i32,
-        units: ids.as_ptr(),
-        unit_count: 1,
-        x_fx: 0,
-        y_fx: 0,
-        target: 0,
-        tile_x: 0,
-        tile_y: 0,
-        turned: 0,
-        formation: 0,
-        building: null(),
-        building_len: 0,
-    };
+    let order = common::order(CohortCommand::Stop, &ids);
     assert_eq!(
         unsafe { cohort_client_order(client, &order, 1) },
         CohortStatus::NotReady

@@ -9,46 +9,12 @@
 mod common;
 
 use common::*;
-use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// Compiles the example with the system C compiler, warnings as errors.
-fn build_c_client(dir: &Path) -> PathBuf {
-    let exe = dir.join("cohort_client");
-    let lib_dir = library().parent().unwrap().to_path_buf();
-    let out = Command::new("cc")
-        .arg("-std=c11")
-        .args(["-Wall", "-Wextra", "-Werror", "-g"])
-        .arg("-I")
-        .arg(root().join("ffi/include"))
-        .arg(root().join("docs/examples/cohort_client.c"))
-        .arg("-L")
-        .arg(&lib_dir)
-        .arg("-lcohort_ffi")
-        .arg(format!("-Wl,-rpath,{}", lib_dir.display()))
-        .arg("-o")
-        .arg(&exe)
-        .output()
-        .expect("the system C compiler `cc` runs");
-    assert!(
-        out.status.success(),
-        "cc failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    exe
-}
-
-fn valgrind_present() -> bool {
-    Command::new("valgrind")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_c_program_plays_300_turns_with_the_servers_hashes_and_leaks_nothing() {
     let dir = scratch("c");
-    let exe = build_c_client(&dir);
+    let exe = build_c_example("cohort_client", &dir);
     let run = play_beside_a_bot("c-client", 2, |server, fingerprint, token| {
         let mut c = Command::new(&exe);
         c.args([server, fingerprint, token]);
@@ -69,19 +35,8 @@ async fn a_c_program_plays_300_turns_with_the_servers_hashes_and_leaks_nothing()
     }
     // Slower turns: the client runs many times slower under valgrind, and must keep up.
     let run = play_beside_a_bot("c-client-valgrind", 8, |server, fingerprint, token| {
-        let mut c = Command::new("valgrind");
-        c.args([
-            "--leak-check=full",
-            "--show-leak-kinds=definite,indirect,possible",
-            "--errors-for-leak-kinds=definite,indirect,possible",
-            "--error-exitcode=97",
-        ])
-        .arg(format!(
-            "--suppressions={}",
-            root().join("ffi/tests/valgrind.supp").display()
-        ))
-        .arg(&exe)
-        .args([server, fingerprint, token]);
+        let mut c = under_valgrind(&exe);
+        c.args([server, fingerprint, token]);
         c
     })
     .await;
@@ -90,4 +45,22 @@ async fn a_c_program_plays_300_turns_with_the_servers_hashes_and_leaks_nothing()
         "valgrind found errors:\n{}",
         run.stderr
     );
+}
+
+/// The example told a certificate that is not the pinned one ends at once with status 2,
+/// saying so (SERVER_NOT_TRUSTED), rather than waiting on a connection that will never be.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_c_program_told_another_certificate_stops_at_once() {
+    let dir = scratch("c-untrusted");
+    let exe = build_c_example("cohort_client", &dir);
+    let server = cohort_tests::TestServer::start("c-untrusted", &["--players", "2"])
+        .await
+        .expect("the server starts");
+    let token = server.token("default", cohort_protocol::message::Role::Player(0));
+    let mut c = Command::new(&exe);
+    c.args([server.addr.as_str(), &"ab".repeat(32), &token]);
+    let run = run_bounded(c, &dir, "c-untrusted").await;
+    assert_eq!(run.status.code(), Some(2), "{}", run.stderr);
+    assert!(run.stderr.contains("server not trusted"), "{}", run.stderr);
+    let _ = server.stop().await;
 }

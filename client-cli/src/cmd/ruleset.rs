@@ -1,4 +1,5 @@
-//! The `--ruleset` flag of the subcommands that play or re-simulate a match.
+//! `cohort ruleset` (a ruleset's figures as tables), and the `--ruleset` flag of the
+//! subcommands that play or re-simulate a match.
 
 use anyhow::Result;
 use cohort_protocol::file::read_limited;
@@ -34,4 +35,23 @@ pub fn read_ruleset(path: &Path) -> Result<Arc<Ruleset>> {
     let origin = path.display().to_string();
     let rules = ruleset_from_bytes(&bytes, &origin).map_err(|e| anyhow::anyhow!("{e}"))?;
     Ok(Arc::new(rules))
+}
+
+/// Print a ruleset's figures as Markdown tables: every unit's size, speed, range, hit points,
+/// attack, reload and sight, every building's footprint, hit points and build time, every
+/// resource. Without --rules, the embedded default (docs/RULESET.md carries the same tables).
+#[derive(clap::Args)]
+pub struct Args {
+    /// A ruleset file (TOML, docs/RULESET.md) instead of the embedded default.
+    #[arg(long, value_name = "FILE")]
+    rules: Option<PathBuf>,
+}
+
+pub fn run(args: Args) -> Result<std::process::ExitCode> {
+    let rules = match &args.rules {
+        Some(path) => read_ruleset(path)?,
+        None => Arc::new(Ruleset::default_rules()),
+    };
+    print!("{}", cohort_client::ruleset_doc::markdown(&rules));
+    Ok(std::process::ExitCode::SUCCESS)
 }

@@ -2,14 +2,11 @@
 
 use anyhow::{bail, Context, Result};
 use cohort_client::sim_report::{write_summary, write_trace_header, write_trace_tick, ReportJson};
-use cohort_protocol::codec::decode_snapshot;
-use cohort_protocol::file::{read_at_most, read_limited};
-use cohort_protocol::limits::{SCENARIO_FILE, SNAPSHOT_FILE};
 use cohort_sim::map::{MapOptions, DEFAULT_MAP_SEED, DEFAULT_MAP_SIZE};
 use cohort_sim::scenario::{self, Runner, Scenario};
 use cohort_sim::Ruleset;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -30,7 +27,14 @@ pub struct Args {
     /// With --json: also print the counters' rise at every tick (`counters_per_tick`).
     #[arg(long, requires = "json")]
     counters_per_tick: bool,
+    /// With --json: print the report every N ticks of the one run (and at its end), one
+    /// compact JSON object a line (at most 10,000 lines: MAX_JSON_SAMPLES).
+    #[arg(long, value_name = "N", requires = "json", conflicts_with = "trace")]
+    json_every: Option<u64>,
 }
+
+/// The most reports `--json-every` prints in one run.
+pub const MAX_JSON_SAMPLES: u64 = 10_000;
 
 /// What to load — a scenario file or the default map, and a ruleset replacing its own — as
 /// `cohort sim` and `cohort render` take it on the command line.
@@ -79,39 +83,7 @@ pub fn load(source: &Source) -> Result<Scenario> {
     load_file(path, rules)
 }
 
-/// Loads a scenario file with the files it names read from disk beside it; `rules` replaces
-/// the ruleset it names.
-pub fn load_file(path: &Path, rules: Option<Arc<Ruleset>>) -> Result<Scenario> {
-    let bytes = read_at_most(path, SCENARIO_FILE.bytes + 1)?;
-    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    let files = Disk { dir: dir.clone() };
-    let origin = path.display().to_string();
-    Scenario::from_bytes(&bytes, &origin, &files, rules).map_err(|mut e| {
-        // A fault in a file the scenario names: show that file's path, not its name as written.
-        if e.file != origin {
-            e.file = dir.join(&e.file).display().to_string();
-        }
-        anyhow::anyhow!("{e}")
-    })
-}
-
-/// The files a scenario names, read from disk relative to it; a `state` is a snapshot file
-/// (cohort-protocol's snapshot encoding, as `cohort replay --scenario` writes it).
-struct Disk {
-    dir: PathBuf,
-}
-
-impl scenario::Files for Disk {
-    fn read(&self, name: &str, most: usize) -> Result<Vec<u8>, String> {
-        read_at_most(&self.dir.join(name), most).map_err(|e| e.to_string())
-    }
-
-    fn snapshot(&self, name: &str) -> Result<cohort_sim::world::Snapshot, String> {
-        let path = self.dir.join(name);
-        let bytes = read_limited(&path, SNAPSHOT_FILE).map_err(|e| e.to_string())?;
-        decode_snapshot(&bytes).map_err(|e| format!("{} is not a snapshot: {e}", path.display()))
-    }
-}
+pub use cohort_client::scenario_file::load_file;
 
 fn check_map_options(o: &MapOptions) -> Result<()> {
     use cohort_sim::map::{MAX_PLAYERS, MAX_SIZE, MIN_PLAYERS, MIN_SIZE};
@@ -130,6 +102,9 @@ pub fn run(args: Args) -> Result<ExitCode> {
     let mut runner = Runner::new(scenario);
     if args.counters_per_tick {
         runner.watch.keep_per_tick();
+    }
+    if let Some(every) = args.json_every {
+        return json_every(runner, ticks, every);
     }
     match &args.trace {
         Some(path) => {
@@ -156,6 +131,30 @@ pub fn run(args: Args) -> Result<ExitCode> {
         writeln!(out)?;
     } else {
         write_summary(&mut out, &report)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--json-every N`: the report after every N ticks and at the end, a line each.
+fn json_every(mut runner: Runner, ticks: u64, every: u64) -> Result<ExitCode> {
+    if every == 0 {
+        bail!("--json-every is at least 1 tick");
+    }
+    let samples = ticks / every + u64::from(!ticks.is_multiple_of(every));
+    if samples > MAX_JSON_SAMPLES {
+        bail!(
+            "--json-every {every} over {ticks} ticks prints {samples} reports, over \
+             {MAX_JSON_SAMPLES} (MAX_JSON_SAMPLES): a larger N"
+        );
+    }
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for t in 1..=ticks {
+        runner.step();
+        if t.is_multiple_of(every) || t == ticks {
+            serde_json::to_writer(&mut out, &ReportJson::of(&runner.report()))?;
+            writeln!(out)?;
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -49,6 +49,11 @@ pub enum Event {
     /// The driver lost the connection (it could not connect, the stream ended, a frame did not
     /// decode): the text says why ([`ClientCore::connection_lost`]).
     ConnectionLost(String),
+    /// The server's certificate was refused during the handshake (not the pinned
+    /// fingerprint, not signed by the CA file, another name): no connection was made, and
+    /// trying again will not help ([`ClientCore::server_not_trusted`]; the client may not
+    /// rejoin).
+    ServerNotTrusted(String),
     /// The driver lost the connection and tries again (not from the core: the session's
     /// reconnect loop tells it in the same stream). `attempt` of `attempts`, after `wait`.
     Reconnecting {

@@ -22,6 +22,51 @@ use std::path::Path;
 pub const MAX_PICTURE_SIDE: u32 = 2048;
 /// Pixels a tile when the map is small enough.
 const TILE_PIXELS: u32 = 24;
+/// The most pixels a tile `--zoom` may ask for.
+pub const MAX_ZOOM: u32 = 64;
+
+/// A part of the map to draw (`cohort render --view X0,Y0,X1,Y1`): tiles `x0` to `x1` and `y0`
+/// to `y1`, inclusive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ViewBox {
+    pub x0: i32,
+    pub y0: i32,
+    pub x1: i32,
+    pub y1: i32,
+}
+
+impl std::str::FromStr for ViewBox {
+    type Err = String;
+
+    /// `X0,Y0,X1,Y1`, four whole tiles with `X0 <= X1` and `Y0 <= Y1`.
+    fn from_str(text: &str) -> Result<ViewBox, String> {
+        let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+        let numbers: Vec<i32> = parts
+            .iter()
+            .map(|p| p.parse::<i32>())
+            .collect::<Result<_, _>>()
+            .map_err(|_| format!("`{text}` is not X0,Y0,X1,Y1 (four whole tiles)"))?;
+        let [x0, y0, x1, y1] = numbers[..] else {
+            return Err(format!("`{text}` is not X0,Y0,X1,Y1 (four whole tiles)"));
+        };
+        if x0 > x1 || y0 > y1 {
+            return Err(format!("`{text}`: X0 must be at most X1 and Y0 at most Y1"));
+        }
+        Ok(ViewBox { x0, y0, x1, y1 })
+    }
+}
+
+impl ViewBox {
+    /// The whole of a `width` × `height` map.
+    fn whole(width: i32, height: i32) -> ViewBox {
+        ViewBox {
+            x0: 0,
+            y0: 0,
+            x1: width - 1,
+            y1: height - 1,
+        }
+    }
+}
 /// The owners' colours, player 0 to 7 (Age of Empires II's order).
 const OWNER_COLOURS: [u32; 8] = [
     0x2f5bd8, 0xd82f2f, 0x2fa84a, 0xe0d020, 0x20c0c0, 0xa040c0, 0x909090, 0xe08020,
@@ -97,6 +142,9 @@ pub struct Scene {
     shapes: Vec<Shape>,
     /// Pixels a tile.
     scale: f32,
+    /// The pixel of the map's tile (0, 0)'s top left corner (negative when a view starts
+    /// further in).
+    origin: (f32, f32),
 }
 
 /// What marks an entity: a ring (or outline) of this colour, on top of everything.
@@ -180,10 +228,21 @@ fn good_colour(g: Good) -> u32 {
 
 impl Shape {
     /// The shape moved `dx` pixels right.
-    fn shifted(mut self, dx: f32) -> Shape {
+    fn shifted(self, dx: f32) -> Shape {
+        self.moved(dx, 0.0)
+    }
+
+    /// The shape moved `dx` pixels right and `dy` down.
+    fn moved(mut self, dx: f32, dy: f32) -> Shape {
         match &mut self {
-            Shape::Rect { x, .. } | Shape::Circle { x, .. } => *x += dx,
-            Shape::Line { points, .. } => points.iter_mut().for_each(|p| p.0 += dx),
+            Shape::Rect { x, y, .. } | Shape::Circle { x, y, .. } => {
+                *x += dx;
+                *y += dy;
+            }
+            Shape::Line { points, .. } => points.iter_mut().for_each(|p| {
+                p.0 += dx;
+                p.1 += dy;
+            }),
         }
         self
     }
@@ -194,13 +253,62 @@ impl Scene {
     /// `tracks` (each unit's id, owner and the points it walked).
     pub fn of(world: &World, tracks: &[Track], max_side: u32) -> Scene {
         let grid = world.grid();
-        let rules = world.rules();
+        let whole = ViewBox::whole(grid.width(), grid.height());
         let side = grid.width().max(grid.height()).max(1) as u32;
-        let scale = (max_side / side).clamp(1, TILE_PIXELS) as f32;
+        let scale = (max_side / side).clamp(1, TILE_PIXELS);
+        Scene::drawn(world, tracks, whole, scale)
+    }
+
+    /// Part of the world (`view`, tiles), `zoom` pixels a tile (1 to [`MAX_ZOOM`]) or as many
+    /// as fit `max_side` (at most 24). Refused: a view reaching off the map, a zoom out of its
+    /// range, a picture over `max_side` pixels a side.
+    pub fn of_view(
+        world: &World,
+        tracks: &[Track],
+        max_side: u32,
+        view: Option<ViewBox>,
+        zoom: Option<u32>,
+    ) -> Result<Scene> {
+        let grid = world.grid();
+        let whole = ViewBox::whole(grid.width(), grid.height());
+        let view = view.unwrap_or(whole);
+        if view.x0 < 0 || view.y0 < 0 || view.x1 > whole.x1 || view.y1 > whole.y1 {
+            bail!(
+                "--view {},{},{},{} reaches off the map (tiles 0,0 to {},{})",
+                view.x0,
+                view.y0,
+                view.x1,
+                view.y1,
+                whole.x1,
+                whole.y1
+            );
+        }
+        let side = u32::try_from((view.x1 - view.x0).max(view.y1 - view.y0) + 1).unwrap_or(1);
+        let scale = match zoom {
+            Some(z) if !(1..=MAX_ZOOM).contains(&z) => {
+                bail!("--zoom is 1 to {MAX_ZOOM} pixels a tile, not {z}")
+            }
+            Some(z) if side.saturating_mul(z) > max_side => bail!(
+                "--zoom {z} draws {} tiles at {} pixels a side, over {max_side}: a smaller \
+                 --view or zoom",
+                side,
+                side.saturating_mul(z)
+            ),
+            Some(z) => z,
+            None => (max_side / side).clamp(1, TILE_PIXELS),
+        };
+        Ok(Scene::drawn(world, tracks, view, scale))
+    }
+
+    fn drawn(world: &World, tracks: &[Track], view: ViewBox, scale: u32) -> Scene {
+        let grid = world.grid();
+        let rules = world.rules();
+        let span = |a: i32, b: i32| u32::try_from(b - a + 1).unwrap_or(1);
         let (width, height) = (
-            grid.width() as u32 * scale as u32,
-            grid.height() as u32 * scale as u32,
+            span(view.x0, view.x1) * scale,
+            span(view.y0, view.y1) * scale,
         );
+        let scale = scale as f32;
         // A world point to pixels: tile t spans t - 0.5 to t + 0.5.
         let px = |v: Fx| (v.to_num::<f32>() + 0.5) * scale;
         let pt = |p: Vec2| (px(p.x), px(p.y));
@@ -311,11 +419,16 @@ impl Scene {
                 stroke: Some((Colour::solid(0x000000), (scale / 16.0).max(0.75))),
             });
         }
+        let origin = (-(view.x0 as f32) * scale, -(view.y0 as f32) * scale);
         Scene {
             width,
             height,
-            shapes,
+            shapes: shapes
+                .into_iter()
+                .map(|s| s.moved(origin.0, origin.1))
+                .collect(),
             scale,
+            origin,
         }
     }
 
@@ -327,9 +440,10 @@ impl Scene {
         // is seen on a map drawn small.
         let mark_width = (scale / 4.0).max(2.5);
         let px = |v: Fx| (v.to_num::<f32>() + 0.5) * scale;
+        let origin = self.origin;
         let ring = |p: Vec2, r: f32| Shape::Circle {
-            x: px(p.x),
-            y: px(p.y),
+            x: px(p.x) + origin.0,
+            y: px(p.y) + origin.1,
             r,
             fill: Colour::faded(MARK_COLOUR, 0),
             stroke: Some((Colour::solid(MARK_COLOUR), mark_width)),
@@ -354,8 +468,8 @@ impl Scene {
                     if let Some(b) = world.state().buildings.iter().find(|b| b.id == id) {
                         let f = b.footprint;
                         self.shapes.push(Shape::Rect {
-                            x: (f.origin.x + f.min.x) as f32 * scale - 2.0,
-                            y: (f.origin.y + f.min.y) as f32 * scale - 2.0,
+                            x: (f.origin.x + f.min.x) as f32 * scale - 2.0 + origin.0,
+                            y: (f.origin.y + f.min.y) as f32 * scale - 2.0 + origin.1,
                             w: f.width() as f32 * scale + 4.0,
                             h: f.height() as f32 * scale + 4.0,
                             fill: Colour::faded(MARK_COLOUR, 0),
@@ -393,6 +507,7 @@ impl Scene {
             height,
             shapes: self.shapes,
             scale: self.scale,
+            origin: self.origin,
         }
     }
 }

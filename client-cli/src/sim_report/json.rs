@@ -43,6 +43,7 @@ pub struct ReportJson {
     scenario: String,
     ruleset: String,
     map: MapJson,
+    closed_ground: Vec<ClosedJson>,
     ticks: u64,
     turn_ticks: u32,
     units: Vec<UnitJson>,
@@ -73,6 +74,16 @@ struct BuildingJson {
     owner: u8,
     hit_points: u32,
     complete: bool,
+    origin: [i32; 2],
+    footprint: [i32; 4],
+    turned: bool,
+    closes_ground: bool,
+}
+
+#[derive(Serialize)]
+struct ClosedJson {
+    layer: String,
+    runs: Vec<[i32; 3]>,
 }
 
 #[derive(Serialize)]
@@ -228,6 +239,14 @@ impl ReportJson {
                 width: r.width,
                 height: r.height,
             },
+            closed_ground: r
+                .closed
+                .iter()
+                .map(|c| ClosedJson {
+                    layer: c.layer.clone(),
+                    runs: c.runs.clone(),
+                })
+                .collect(),
             ticks: r.ticks,
             turn_ticks: r.turn_ticks,
             units: r
@@ -254,6 +273,10 @@ impl ReportJson {
                     owner: b.owner,
                     hit_points: b.hit_points,
                     complete: b.complete,
+                    origin: [b.origin.x, b.origin.y],
+                    footprint: [b.first.x, b.first.y, b.last.x, b.last.y],
+                    turned: b.turned,
+                    closes_ground: b.closes_ground,
                 })
                 .collect(),
             resources: r

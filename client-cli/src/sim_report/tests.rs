@@ -78,10 +78,11 @@ fn sorted(mut k: Vec<&str>) -> Vec<&str> {
 }
 
 /// The schema's top-level keys, in the order docs/SCENARIOS.md lists them.
-const TOP: [&str; 22] = [
+const TOP: [&str; 23] = [
     "scenario",
     "ruleset",
     "map",
+    "closed_ground",
     "ticks",
     "turn_ticks",
     "units",
@@ -164,7 +165,17 @@ fn the_json_tells_what_the_run_came_to() {
     let b = &v["buildings"][0];
     assert_eq!(
         keys(b),
-        sorted(vec!["id", "kind", "owner", "hit_points", "complete"])
+        sorted(vec![
+            "id",
+            "kind",
+            "owner",
+            "hit_points",
+            "complete",
+            "origin",
+            "footprint",
+            "turned",
+            "closes_ground"
+        ])
     );
     assert_eq!(
         (&b["kind"], &b["complete"]),

@@ -60,6 +60,89 @@ pub fn library() -> PathBuf {
         .clone()
 }
 
+/// Compiles the C program `docs/examples/<name>.c` with the system C compiler (C11, warnings as
+/// errors) against the header and the library, into `dir`; returns the executable.
+pub fn build_c_example(name: &str, dir: &Path) -> PathBuf {
+    let exe = dir.join(name);
+    let lib_dir = library().parent().unwrap().to_path_buf();
+    let out = Command::new("cc")
+        .arg("-std=c11")
+        .args(["-Wall", "-Wextra", "-Werror", "-g"])
+        .arg("-I")
+        .arg(root().join("ffi/include"))
+        .arg(root().join(format!("docs/examples/{name}.c")))
+        .arg("-L")
+        .arg(&lib_dir)
+        .arg("-lcohort_ffi")
+        .arg(format!("-Wl,-rpath,{}", lib_dir.display()))
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .expect("the system C compiler `cc` runs");
+    assert!(
+        out.status.success(),
+        "cc failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    exe
+}
+
+/// An order of `kind` for `units`, every other field 0 (null pointers).
+pub fn order(
+    kind: cohort_ffi::orders::CohortCommand,
+    units: &[u64],
+) -> cohort_ffi::orders::CohortOrder {
+    cohort_ffi::orders::CohortOrder {
+        kind: kind as i32,
+        units: units.as_ptr(),
+        unit_count: units.len(),
+        x_fx: 0,
+        y_fx: 0,
+        target: 0,
+        tile_x: 0,
+        tile_y: 0,
+        turned: 0,
+        formation: 0,
+        building: std::ptr::null(),
+        building_len: 0,
+    }
+}
+
+/// Whether valgrind is installed (the tests that run under it skip that half, saying so, when
+/// it is not).
+pub fn valgrind_present() -> bool {
+    Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// `exe` under valgrind: full leak checks, every leak kind an error, exit 97 on one;
+/// ffi/tests/valgrind.supp names the reports that are not Cohort's.
+pub fn under_valgrind(exe: &Path) -> Command {
+    let mut c = Command::new("valgrind");
+    c.args([
+        "--leak-check=full",
+        "--show-leak-kinds=definite,indirect,possible",
+        "--errors-for-leak-kinds=definite,indirect,possible",
+        "--error-exitcode=97",
+    ])
+    .arg(format!(
+        "--suppressions={}",
+        root().join("ffi/tests/valgrind.supp").display()
+    ))
+    .arg(exe);
+    c
+}
+
+/// This thread's last error message.
+pub fn last_error() -> String {
+    let mut buf = vec![0u8; 1024];
+    let n = unsafe { cohort_ffi::cohort_last_error(buf.as_mut_ptr(), buf.len()) };
+    buf.truncate(n.min(1024));
+    String::from_utf8(buf).unwrap()
+}
+
 /// A fresh directory for a test's files.
 pub fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("cohort-ffi-{name}-{}", std::process::id()));

@@ -22,7 +22,7 @@ pub use load::{
     ScheduledStatus, MAX_MAP_FILE_BYTES, MAX_PLAYERS, MAX_SCENARIO_BYTES, MAX_SCENARIO_TICKS,
     MAX_SCENARIO_UNITS,
 };
-pub use report::{BuildingReport, Report, ResourceReport, UnitReport};
+pub use report::{BuildingReport, ClosedGround, Report, ResourceReport, UnitReport};
 pub use runner::Runner;
 pub use watch::{Watch, WatchReport};
 

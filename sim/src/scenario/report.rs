@@ -4,7 +4,7 @@
 use super::watch::WatchReport;
 use crate::hash::StateHash;
 use crate::id::{EntityId, PlayerId};
-use crate::position::Vec2;
+use crate::position::{Tile, Vec2};
 use crate::ruleset::Good;
 use crate::state::{Counters, Order, UnitState};
 use crate::world::World;
@@ -34,6 +34,25 @@ pub struct BuildingReport {
     pub owner: PlayerId,
     pub hit_points: u32,
     pub complete: bool,
+    /// The tile it was placed at.
+    pub origin: Tile,
+    /// The first and last tiles it covers on each axis (inclusive).
+    pub first: Tile,
+    pub last: Tile,
+    /// Laid a quarter turn round.
+    pub turned: bool,
+    /// Whether its ground is closed (false for a foundation laid where bodies still stand).
+    pub closes_ground: bool,
+}
+
+/// The tiles closed on one passability layer, as runs along rows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ClosedGround {
+    /// The restrictions moving on the layer (`land`, `water`…), joined by `/`.
+    pub layer: String,
+    /// `[y, x0, x1]`: tiles x0 to x1 of row y are closed (terrain its movers may not cross,
+    /// buildings, shut gates), rows in order, runs left to right.
+    pub runs: Vec<[i32; 3]>,
 }
 
 /// The final state of one resource.
@@ -65,6 +84,8 @@ pub struct Report {
     /// In id order (a resource used up is gone).
     pub resources: Vec<ResourceReport>,
     /// Every player's stock at the end (food, wood, gold, stone), in id order.
+    /// Every passability layer's closed ground at the end.
+    pub closed: Vec<ClosedGround>,
     pub stock: Vec<(PlayerId, [u32; 4])>,
     pub counters: Counters,
     /// The state's hash after every whole turn.
@@ -73,6 +94,46 @@ pub struct Report {
     pub final_hash: StateHash,
     /// Stalls, overlaps, bodies over closed ground, what was gathered (the runner's watch).
     pub watch: WatchReport,
+}
+
+/// Every layer's closed tiles, as runs along rows.
+fn closed_ground(world: &World) -> Vec<ClosedGround> {
+    let rules = world.rules();
+    let grid = world.grid();
+    (0..grid.layers())
+        .map(|layer| {
+            let names: Vec<&str> = rules
+                .restrictions
+                .iter()
+                .filter(|r| usize::from(r.layer) == layer)
+                .map(|r| r.name.as_str())
+                .collect();
+            let id =
+                crate::ruleset::LayerId::try_from(layer).unwrap_or(crate::ruleset::LayerId::MAX);
+            let mut runs = Vec::new();
+            for y in 0..grid.height() {
+                let mut start = None;
+                for x in 0..=grid.width() {
+                    let closed = x < grid.width()
+                        && grid
+                            .index(Tile::new(x, y))
+                            .is_some_and(|i| !grid.open_at(id, i));
+                    match (closed, start) {
+                        (true, None) => start = Some(x),
+                        (false, Some(x0)) => {
+                            runs.push([y, x0, x - 1]);
+                            start = None;
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            ClosedGround {
+                layer: names.join("/"),
+                runs,
+            }
+        })
+        .collect()
 }
 
 impl Report {
@@ -115,6 +176,17 @@ impl Report {
                     owner: b.owner,
                     hit_points: b.hit_points,
                     complete: b.complete,
+                    origin: b.footprint.origin,
+                    first: Tile::new(
+                        b.footprint.origin.x + b.footprint.min.x,
+                        b.footprint.origin.y + b.footprint.min.y,
+                    ),
+                    last: Tile::new(
+                        b.footprint.origin.x + b.footprint.max.x,
+                        b.footprint.origin.y + b.footprint.max.y,
+                    ),
+                    turned: b.turned,
+                    closes_ground: world.state.ground_closed(b.id),
                 })
                 .collect(),
             resources: world
@@ -128,6 +200,7 @@ impl Report {
                     amount: r.amount,
                 })
                 .collect(),
+            closed: closed_ground(world),
             stock: world
                 .state
                 .players

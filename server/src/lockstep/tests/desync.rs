@@ -163,6 +163,25 @@ fn a_desync_is_caught_on_its_turn_told_to_everyone_and_reported() {
         r.peer_hashes.iter().map(|p| (p.player, p.hash)).collect();
     assert_eq!(hashes, vec![(0, Some(good)), (1, Some(bad.hash()))]);
     assert_eq!(r.records.len(), 4);
+    // One notice per diverged player (docs/EMBEDDING.md's DESYNC row), not per turn: player 1
+    // differing again after turn 3 is not told again.
+    let again = perturbed(&h, 3);
+    h.send(
+        2,
+        ClientMessage::TurnHash(TurnHash {
+            turn: 3,
+            hash: again.hash(),
+        }),
+    );
+    for peer in [1, 2] {
+        let notices = h
+            .take(peer)
+            .into_iter()
+            .filter(|m| matches!(m, ServerMessage::DesyncNotice(_)))
+            .count();
+        assert_eq!(notices, 0, "peer {peer} told twice of player 1");
+    }
+    assert_eq!(h.m.stats().desyncs, 2, "the second was seen");
     // The match goes on.
     h.turns(1);
     assert_eq!(h.bundles(1).len(), 1);
