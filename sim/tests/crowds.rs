@@ -976,3 +976,20 @@ fn archers_file_through_a_one_tile_gap() {
 fn enemy_knights_both_ways_through_a_two_tile_gap() {
     arrives_apart("knights_gap_two_wide_both_ways", 60);
 }
+
+#[test]
+fn a_villager_sent_onto_an_island_stops_on_the_shore_nearest_the_point() {
+    // The nearest point of its own land by distance (Cohort's reading of "as near as the ground
+    // allows", `nav::toward`): straight across, 11.7 tiles from the point, not the square ring's
+    // corner 16.4 tiles off.
+    let r = run("sent_toward_an_island_in_a_lake");
+    r.all_arrived();
+    let v = &r.world.state().units[0];
+    let d = v.position.distance(cohort_sim::Vec2::new(fx(27), fx(16)));
+    assert!(d < fx(12), "{d}");
+    assert!(
+        v.position.x > fx(26) && v.position.x < fx(28),
+        "{:?}",
+        v.position
+    );
+}

@@ -3,9 +3,11 @@
 //! A transport sent at the land, a villager sent into the sea, a soldier sent into a pocket of
 //! open ground walled in by trees: the point is turned into the nearest one the unit can stand on
 //! and reach. It is kept when the unit can stand there and it lies in the unit's own region.
-//! Otherwise the rings round it are searched outward, up to [`K_TOWARD_REACH`] tiles, for the tile
-//! of the unit's region nearest the unit, and the point of that tile facing the one asked for is
-//! taken, so the unit comes as near as the ground allows rather than to a tile's middle.
+//! Otherwise the rings round it are searched outward, up to [`K_TOWARD_REACH`] tiles, for the
+//! point nearest the one asked for (by distance) where the unit's whole body stands on ground of
+//! its region — each tile's point facing the one asked for — and of equal ones the nearest the
+//! unit (Cohort's reading of the spec's "as near as the ground allows"), so the unit comes as near
+//! as the ground allows rather than to a tile's middle.
 
 use super::route::region_here;
 use super::View;
@@ -67,26 +69,31 @@ fn nearest(
             (p.x - q.x).abs() >= reach || (p.y - q.y).abs() >= reach
         })
     };
+    // The nearest by distance to `to`, then to the unit (Cohort's reading of "as near as the
+    // ground allows": a square ring's corner lies 1.4 times as far as its sides, and of a
+    // shore's tiles on the first ring that met it the one nearest the unit had sent a villager
+    // 19 tiles from an island where a place 13 off was one walk away). A point on ring r lies
+    // at least r - 1 tiles from `to`: the rings are searched until none can be nearer.
+    let mut best: Option<(i128, i128, Vec2)> = None;
     for r in 1..=K_TOWARD_REACH {
-        let mut best: Option<(i128, Vec2)> = None;
+        if best.is_some_and(|(d, _, _)| squared(Vec2::new(Fx::from_num(r - 1), Fx::ZERO)) > d) {
+            break;
+        }
         for t in ring(centre, r) {
-            if regions.region_of(grid, key, t) != Some(region) {
+            if !ours(t) {
                 continue;
             }
             let p = facing(t, to, radius);
-            if !clear(p) {
+            if !clear(p) || !body_tiles(p, radius).all(ours) {
                 continue;
             }
-            let d = squared(Vec2::of_tile(t) - u.position);
-            if best.is_none_or(|(bd, _)| d < bd) {
-                best = Some((d, p));
+            let key = (squared(p - to), squared(p - u.position));
+            if best.is_none_or(|(d, du, _)| key < (d, du)) {
+                best = Some((key.0, key.1, p));
             }
         }
-        if let Some((_, p)) = best {
-            return Some(p);
-        }
     }
-    None
+    best.map(|b| b.2)
 }
 
 /// The tiles a body of `radius` at `at` covers inside (touching a tile's edge is not covering).
