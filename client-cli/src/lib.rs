@@ -8,7 +8,8 @@
 //! - [`events`]: the lines `cohort play` shows of the core's events;
 //! - [`threaded`]: the core pumped by a game loop, its link on a thread of its own (cohort-ffi);
 //! - [`picture`]: pictures of a world (SVG, PNG, GIF clips) for `cohort render` and `cohort replay`;
-//! - [`sim_report`]: what `cohort sim` prints of a run (the `--json` schema, the summary, the trace).
+//! - [`sim_report`]: what `cohort sim` prints of a run (the `--json` schema, the summary, the trace);
+//! - [`soak_report`]: what `cohort soak` prints of the crowd soak (the `--json` schema, the summary).
 
 pub mod brain;
 pub mod core;
@@ -19,6 +20,7 @@ pub mod ruleset_doc;
 pub mod scenario_file;
 pub mod session;
 pub mod sim_report;
+pub mod soak_report;
 pub mod text;
 pub mod threaded;
 pub mod verify;

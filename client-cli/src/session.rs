@@ -297,6 +297,27 @@ pub struct BotOutcome {
 }
 
 impl BotOutcome {
+    /// The line `cohort bot` prints of bot number `bot`, named `name`: one JSON object
+    /// (docs/CLIENT.md, "cohort bot").
+    pub fn json_line(&self, bot: usize, name: &str) -> serde_json::Value {
+        serde_json::json!({
+            "bot": bot,
+            "name": name,
+            "turns_run": self.tally.turns_run,
+            "hashes_agreed": self.tally.hashes_agreed,
+            "hashes_disagreed": self.tally.hashes_disagreed,
+            "desync_notices": self.tally.desync_notices,
+            "commands_sent": self.tally.commands_sent,
+            "rescheduled": self.tally.rescheduled,
+            "connect_attempts": self.connect_attempts,
+            "reconnects": self.reconnects,
+            "last_rtt_ms": self.last_rtt.map(|r| r.as_secs_f64() * 1000.0),
+            "ended": self.ended.map(|e| format!("{:?}", e.reason)),
+            "server_errors": self.errors,
+            "error": self.error,
+        })
+    }
+
     /// Whether the bot failed: an error, or the server closed it with one.
     pub fn failed(&self) -> bool {
         self.error.is_some() || self.closed_by_error

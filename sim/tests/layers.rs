@@ -3,7 +3,10 @@
 //! Read from the source: every `crate::<module>` path in code (comments and `#[cfg(test)]`
 //! modules aside, which may build their worlds with anything) names a module at the same layer
 //! or below: the passes take the parts of a world they touch (`nav::View`, `nav::Tick`), never the
-//! `World` façade above them.
+//! `World` façade above them. A name the crate root re-exports (`crate::World`,
+//! `crate::EntityId`) is the module it comes from: lib.rs's `pub use`, followed through the
+//! module's own `pub use crate::…` to where the name is defined (`crate::EntityId` is `world`'s
+//! re-export of `id`'s, at `id`'s layer; `crate::World` is `world`'s).
 
 use std::path::{Path, PathBuf};
 
@@ -26,6 +29,72 @@ const LAYERS: &[&[&str]] = &[
 
 fn layer_of(module: &str) -> Option<usize> {
     LAYERS.iter().position(|l| l.contains(&module))
+}
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// The `pub use` statements of `text`, each on one line (a braced list joined up to its `;`).
+fn pub_uses(text: &str) -> Vec<String> {
+    let mut uses = Vec::new();
+    let mut open: Option<String> = None;
+    for line in text.lines() {
+        let line = line.trim();
+        match open.as_mut() {
+            Some(statement) => statement.push_str(line),
+            None if line.starts_with("pub use ") => open = Some(line.to_string()),
+            None => continue,
+        }
+        if line.ends_with(';') {
+            uses.extend(open.take());
+        }
+    }
+    uses
+}
+
+/// Whether `statement` (a `use`) brings in the name `name`, as itself.
+fn brings(statement: &str, name: &str) -> bool {
+    statement
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|word| word == name)
+}
+
+/// The module that defines `name`, which module `module` (a top-level module) has or
+/// re-exports: followed through its `pub use crate::other::…` to `other`, and on.
+fn origin_in(module: &str, name: &str) -> String {
+    let file = [format!("{module}.rs"), format!("{module}/mod.rs")]
+        .iter()
+        .map(|f| src().join(f))
+        .find(|f| f.exists())
+        .unwrap_or_else(|| panic!("module `{module}` has a file"));
+    let text = std::fs::read_to_string(file).expect("read the module");
+    for statement in pub_uses(&text) {
+        if let Some(path) = statement.strip_prefix("pub use crate::") {
+            let other: String = path
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if other != module && brings(path, name) {
+                return origin_in(&other, name);
+            }
+        }
+    }
+    module.to_string()
+}
+
+/// The module a name the crate root re-exports (`crate::World`) comes from; none for a name
+/// lib.rs does not re-export.
+fn root_origin(name: &str) -> Option<String> {
+    let lib = std::fs::read_to_string(src().join("lib.rs")).expect("read lib.rs");
+    pub_uses(&lib).iter().find_map(|statement| {
+        let path = statement.strip_prefix("pub use ")?;
+        let module: String = path
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        brings(&path[module.len()..], name).then(|| origin_in(&module, name))
+    })
 }
 
 /// The top-level module a source file belongs to (`nav/route.rs` → `nav`, `id.rs` → `id`).
@@ -98,15 +167,27 @@ fn upward(from: &str, text: &str) -> Vec<(usize, String, String)> {
                 bad.push((n, path, "name the module: one `use` per module".into()));
                 continue;
             }
-            let Some(theirs) = layer_of(&module) else {
-                // A name the crate root re-exports (`crate::Ruleset`): not a module.
+            // A module, or a name the crate root re-exports (`crate::Ruleset`): where it is from.
+            let Some(origin) = layer_of(&module)
+                .map(|_| module.clone())
+                .or_else(|| root_origin(&module))
+            else {
+                bad.push((
+                    n,
+                    path,
+                    format!("`{module}` is neither a module nor a name lib.rs re-exports"),
+                ));
+                continue;
+            };
+            let Some(theirs) = layer_of(&origin) else {
+                bad.push((n, path, format!("`{origin}` has no layer")));
                 continue;
             };
             if theirs > own {
                 bad.push((
                     n,
                     path,
-                    format!("`{from}` imports `{module}`, a layer above it"),
+                    format!("`{from}` imports `{module}` (of `{origin}`), a layer above it"),
                 ));
             }
         }
@@ -127,7 +208,7 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
 
 #[test]
 fn no_module_of_the_sim_imports_one_above_it() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let src = src();
     let mut files = Vec::new();
     sources(&src, &mut files);
     files.sort();
@@ -193,4 +274,21 @@ fn the_check_sees_an_upward_import_and_passes_a_downward_one() {
     assert_eq!(upward("tick", "use crate::{nav::Survey, walk};\n").len(), 1);
     // The façade is above every pass.
     assert_eq!(upward("walk", "use crate::world::World;\n").len(), 1);
+}
+
+#[test]
+fn a_name_the_crate_root_re_exports_is_at_the_layer_it_comes_from() {
+    assert_eq!(root_origin("World").as_deref(), Some("world"));
+    assert_eq!(root_origin("Ruleset").as_deref(), Some("ruleset"));
+    // `world` re-exports it from `id`.
+    assert_eq!(root_origin("EntityId").as_deref(), Some("id"));
+    assert_eq!(root_origin("NoSuchName"), None);
+    // The façade, by its root name, is above the passes; an id is not.
+    let bad = upward("nav", "use crate::World;\nfn f(a: crate::EntityId) {}\n");
+    assert_eq!(bad.len(), 1, "{bad:?}");
+    assert_eq!(bad[0].1, "crate::World");
+    assert_eq!(upward("grid", "use crate::Command;\n").len(), 0);
+    assert_eq!(upward("position", "use crate::Ruleset;\n").len(), 1);
+    // A name that is neither a module nor re-exported is refused.
+    assert_eq!(upward("tick", "use crate::Nothing;\n").len(), 1);
 }

@@ -238,3 +238,94 @@ fn the_checks_run_the_files_in_scenarios_verify() {
         }
     }
 }
+
+/// The entities a scene file names, each with the `count` its table gives (1 when none):
+/// `(name, count)` for every `[[units]]`, `[[buildings]]` or `[[resources]]` table.
+fn named_groups(text: &str) -> Vec<(String, u32)> {
+    let mut groups = Vec::new();
+    for table in text.split("\n[").skip(1) {
+        if !["[units]]", "[buildings]]", "[resources]]"]
+            .iter()
+            .any(|t| table.starts_with(t))
+        {
+            continue;
+        }
+        let value = |key: &str| {
+            table
+                .lines()
+                .find_map(|l| l.strip_prefix(key)?.trim().strip_prefix('=').map(str::trim))
+        };
+        if let Some(name) = value("name ") {
+            let count = value("count ").map_or(1, |c| c.parse().expect("a count"));
+            groups.push((name.trim_matches('"').to_string(), count));
+        }
+    }
+    groups
+}
+
+/// What check `check` found with `text` in place of its file `file` (its other files not
+/// there: each fails on its own, and the figures of `file`'s scene are what is asked).
+fn check_over(check: &str, file: &'static str, text: String) -> cohort_sim::verify::Outcome {
+    let files = move |name: &str, _most: usize| -> Result<Vec<u8>, String> {
+        if name == file {
+            Ok(text.as_bytes().to_vec())
+        } else {
+            Err(format!("not this test's file: {name}"))
+        }
+    };
+    run(&[check.to_string()], &files).expect("a check")[0].clone()
+}
+
+/// Whether `o` failed on the figure of group `name` (`name`, or `prefix.name`).
+fn failed_on(o: &cohort_sim::verify::Outcome, name: &str) -> bool {
+    !o.passed
+        && o.failed
+            .iter()
+            .any(|f| f == name || f.ends_with(&format!(".{name}")))
+}
+
+/// No check passes on nothing: every entity a check's scene names, renamed throughout its file
+/// (as `cohort verify --dir` reads a file changed by hand), and every group cut to one body,
+/// fails the check on that group's figure.
+#[test]
+fn every_check_fails_on_a_scene_without_the_groups_it_measures() {
+    let mut tried = 0;
+    for check in &CHECKS {
+        for &file in check.files {
+            let text = SCENES.iter().find(|s| s.0 == file).expect("embedded").1;
+            let groups = named_groups(text);
+            assert!(!groups.is_empty(), "{file} names its entities");
+            for (name, count) in groups {
+                let quoted = format!("\"{name}\"");
+                // Renamed where it is named and wherever the file refers to it, never in a
+                // `kind` (a barracks named "barracks").
+                let renamed: String = text
+                    .split_inclusive('\n')
+                    .map(|line| match line.starts_with("kind") {
+                        true => line.to_string(),
+                        false => line.replace(&quoted, &format!("\"{name}_renamed\"")),
+                    })
+                    .collect();
+                let mut changed = vec![("renamed", renamed)];
+                if count > 1 {
+                    let line = format!("count = {count}\n");
+                    let at = text.find(&format!("name = {quoted}")).expect("named");
+                    let from = text[..at].rfind(&line).expect("its count, above its name");
+                    let rest = &text[from + line.len()..];
+                    changed.push(("cut to one", format!("{}count = 1\n{rest}", &text[..from])));
+                }
+                for (how, scene) in changed {
+                    let o = check_over(check.name, file, scene);
+                    assert!(
+                        failed_on(&o, &name),
+                        "{}: `{name}` {how} in {file}: failed on {:?}",
+                        check.name,
+                        o.failed
+                    );
+                    tried += 1;
+                }
+            }
+        }
+    }
+    assert!(tried >= 40, "{tried} scenes tried");
+}

@@ -290,3 +290,46 @@ impl Drop for Relay {
         self.task.abort();
     }
 }
+
+/// A brain that orders as `inner` does and shows the test, after every turn the bot runs, what
+/// `see` makes of it (the turn and the world as the bot simulated it): a test waits on that for
+/// what it needs — a bot past some turn, a seat dropped — never for a time.
+pub fn watched<T: Send + Sync + 'static>(
+    inner: Box<dyn Brain>,
+    first: T,
+    see: impl FnMut(u64, &cohort_sim::World) -> T + Send + 'static,
+) -> (Box<dyn Brain>, watch::Receiver<T>) {
+    let (tx, rx) = watch::channel(first);
+    (Box::new(Watched { inner, see, tx }), rx)
+}
+
+/// A brain that shows the test the last turn its bot ran ([`watched`]).
+pub fn told(inner: Box<dyn Brain>) -> (Box<dyn Brain>, watch::Receiver<u64>) {
+    watched(inner, 0, |turn, _| turn)
+}
+
+struct Watched<T, F> {
+    inner: Box<dyn Brain>,
+    see: F,
+    tx: watch::Sender<T>,
+}
+
+impl<T: Send + Sync, F: FnMut(u64, &cohort_sim::World) -> T + Send> Brain for Watched<T, F> {
+    fn orders(
+        &mut self,
+        turn: u64,
+        world: &cohort_sim::World,
+        me: cohort_sim::PlayerId,
+    ) -> Vec<cohort_sim::Command> {
+        self.tx.send_replace((self.see)(turn, world));
+        self.inner.orders(turn, world, me)
+    }
+}
+
+/// Waits, bounded by [`TEST_LIMIT`], until what a [`watched`] bot shows holds `what`.
+pub async fn until<T>(seen: &mut watch::Receiver<T>, what: impl FnMut(&T) -> bool) {
+    tokio::time::timeout(TEST_LIMIT, seen.wait_for(what))
+        .await
+        .expect("what the test waits for happened in time")
+        .expect("the bot is still playing");
+}

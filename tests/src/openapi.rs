@@ -846,7 +846,7 @@ mod tests {
                             "leave_reason": null});
         let summary = json!({"match_id": "m", "reason": "operator", "turns": 3,
             "created_at": 1, "ended_at": 2, "players": [player], "desyncs": 0,
-            "replay": null, "reports": []});
+            "sim_panicked": false, "replay": null, "reports": []});
         let ended = json!({"match_id": "m", "state": "ended", "turn": 3,
             "players_connected": 0, "spectators": 0, "desyncs": 0, "created_at": 1,
             "players": [player], "summary": summary});
@@ -866,6 +866,13 @@ mod tests {
         no_summary["summary"] = Value::Null;
         check("POST", "/v1/matches/m/end", 200, &no_summary).unwrap_err();
         check("GET", "/v1/matches/m", 200, &no_summary).unwrap_err();
+        // A summary that does not say whether the sim panicked.
+        let mut unsaid = ended.clone();
+        unsaid["summary"]
+            .as_object_mut()
+            .expect("a summary")
+            .remove("sim_panicked");
+        check("GET", "/v1/matches/m", 200, &unsaid).unwrap_err();
         // A property the document does not have, or one missing.
         let mut extra = ended.clone();
         extra["colour"] = json!("red");

@@ -320,6 +320,7 @@ async fn a_match_created_through_the_api_is_played_and_its_summary_posted() {
     assert_eq!(summary["reason"], "turn_limit");
     assert_eq!(summary["turns"], 40);
     assert_eq!(summary["desyncs"], 0);
+    assert_eq!(summary["sim_panicked"], false);
     assert_eq!(summary["reports"], json!([]));
     let players = summary["players"].as_array().unwrap();
     assert_eq!(players.len(), 2);

@@ -1,67 +1,93 @@
 //! A client whose link is cut mid-match (a relay on loopback drops every packet) notices the
 //! server's silence, reconnects with backoff once the link is back, takes its seat back with a
 //! snapshot and agrees on every later hash; the other player plays on throughout.
+//!
+//! Nothing here waits for a time: the link is cut once the client has run turn 20 and mended
+//! once the server has dropped the silent seat (the other player's world shows it dropped), and
+//! the match is stopped once the client, back, has run [`BACK_FOR`] turns. How long the server
+//! waits before dropping a silent seat (`LAG_DROP_TURNS`) and the client before giving up on a
+//! silent server (`SERVER_SILENCE_MS`) are the cores' rules, tested on their simulated clocks
+//! (`server/src/lockstep/tests/lag.rs`, `client-cli/src/core/tests/connection.rs`).
 
 use cohort_client::brain::RandomBrain;
-use cohort_client::session::{run_bot, run_bot_paced, Connect, Pace, Reconnect};
+use cohort_client::session::{run_bot_paced, BotOutcome, BotPlan, Connect, Pace, Reconnect};
 use cohort_protocol::message::{EndReason, Membership, MembershipEvent, Role};
+use cohort_sim::state::PlayerStatus;
 use cohort_sim::Ruleset;
 use cohort_tests::*;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::task::JoinHandle;
 
-/// Turns in the match (32 ms each): about 16 s.
-const TURNS: u64 = 500;
+/// Turns the client runs once back before the match is stopped.
+const BACK_FOR: u64 = 40;
+
+/// Runs a bot through `through` that tries `attempts` times to reconnect, waiting 100 ms and
+/// then up to `most` between tries.
+fn spawn_paced(
+    through: Connect,
+    plan: BotPlan,
+    attempts: u32,
+    most: Duration,
+) -> JoinHandle<BotOutcome> {
+    let pace = Pace::new(
+        1,
+        Reconnect {
+            attempts,
+            first_wait: Duration::from_millis(100),
+            max_wait: most,
+        },
+    );
+    tokio::spawn(async move {
+        run_bot_paced(&through, plan, Arc::new(Ruleset::default_rules()), &pace).await
+    })
+}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_whose_link_is_cut_reconnects_and_plays_on() {
-    let turns = TURNS.to_string();
-    let server = TestServer::start("reconnect", &["--turn-ticks", "2", "--max-turns", &turns])
+    // No turn limit: the match runs until the test has seen what it needs, then is stopped.
+    let server = TestServer::start("reconnect", &["--turn-ticks", "2"])
         .await
         .unwrap();
     let relay = Relay::start(&server.addr).await.unwrap();
+    // The steady player's world tells when seat 1 is dropped and when it is back (the turn and
+    // the seat's status then).
+    let (brain, mut seat_1) = watched(Box::new(RandomBrain::new(1)), (0, None), |turn, world| {
+        (turn, world.state().players.get(1).map(|p| p.status))
+    });
     let steady = spawn_bot(
         &server,
-        plan(
-            server.token("default", Role::Player(0)),
-            "steady",
-            Box::new(RandomBrain::new(1)),
-        ),
+        plan(server.token("default", Role::Player(0)), "steady", brain),
     );
     let through = Connect {
         server: relay.addr.clone(),
         ..server.connect()
     };
-    let cut_off = plan(
-        server.token("default", Role::Player(1)),
-        "cut off",
-        Box::new(RandomBrain::new(2)),
-    );
-    let cut_off = tokio::spawn(async move {
-        run_bot(&through, cut_off, Arc::new(Ruleset::default_rules())).await
-    });
-    tokio::time::sleep(Duration::from_secs(3)).await;
-    // Longer than the client's silence limit: it gives the connection up and tries again.
+    let (brain, mut cut_off_turn) = told(Box::new(RandomBrain::new(2)));
+    let cut_off = plan(server.token("default", Role::Player(1)), "cut off", brain);
+    // Tries again and again, however long the server takes to drop the seat.
+    let cut_off = spawn_paced(through, cut_off, 10_000, Duration::from_millis(500));
+    until(&mut cut_off_turn, |&t| t >= 20).await;
     relay.cut(true);
-    tokio::time::sleep(Duration::from_millis(
-        cohort_client::core::SERVER_SILENCE_MS + 1_000,
-    ))
-    .await;
+    until(&mut seat_1, |s| s.1 == Some(PlayerStatus::Dropped)).await;
+    let cut_at = *cut_off_turn.borrow();
     relay.cut(false);
+    until(&mut seat_1, |s| s.1 == Some(PlayerStatus::Playing)).await;
+    let back_at = seat_1.borrow().0;
+    until(&mut cut_off_turn, |&t| t >= back_at + BACK_FOR).await;
+    let summary = server.stop().await.unwrap();
     let steady = outcome(steady).await;
     let back = outcome(cut_off).await;
-    let summary = server.finish().await.unwrap();
     let replay = the_replay(&summary);
 
     assert_eq!(back.reconnects, 1, "{back:?}");
     assert_eq!(back.snapshot_agreed, Some(true));
-    assert_eq!(back.ended.map(|e| e.reason), Some(EndReason::TurnLimit));
-    assert_eq!(back.tally.hashes_disagreed, 0);
-    assert!(agrees_with_replay(&back, &replay) > 100);
-    assert!(
-        back.hashes.keys().any(|t| *t > TURNS - 10),
-        "it played to the end"
+    assert_eq!(
+        back.ended.map(|e| e.reason),
+        Some(EndReason::ServerShutdown)
     );
+    assert_eq!(back.tally.hashes_disagreed, 0);
+    assert!(agrees_with_replay(&back, &replay) as u64 > cut_at + BACK_FOR);
     // The server dropped the silent seat for lag, then gave it back.
     let events: Vec<MembershipEvent> = replay.records[1..]
         .iter()
@@ -72,9 +98,13 @@ async fn a_client_whose_link_is_cut_reconnects_and_plays_on() {
         events,
         vec![seat(Membership::Dropped), seat(Membership::Joined)]
     );
-    assert_eq!(steady.tally.turns_run, TURNS);
-    assert_eq!(agrees_with_replay(&steady, &replay) as u64, TURNS);
-    assert_eq!(summary.matches[0].stats.desyncs, 0);
+    let stats = &summary.matches[0].stats;
+    assert_eq!((stats.dropped, stats.rejoins, stats.desyncs), (1, 1, 0));
+    // The other player ran every turn from the first, each agreeing with the server.
+    assert_eq!(steady.tally.hashes_disagreed, 0);
+    let ran: Vec<u64> = steady.hashes.keys().copied().collect();
+    assert_eq!(ran, (0..ran.len() as u64).collect::<Vec<_>>());
+    assert!(agrees_with_replay(&steady, &replay) as u64 > back_at + BACK_FOR);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -91,25 +121,10 @@ async fn a_client_whose_server_is_gone_for_good_gives_up_and_keeps_its_tally() {
         server: relay.addr.clone(),
         ..server.connect()
     };
-    let stranded = plan(server.token("default", Role::Player(1)), "stranded", idle());
-    let once = Pace::new(
-        1,
-        Reconnect {
-            attempts: 1,
-            first_wait: Duration::from_millis(100),
-            max_wait: Duration::from_millis(100),
-        },
-    );
-    let stranded = tokio::spawn(async move {
-        run_bot_paced(
-            &through,
-            stranded,
-            Arc::new(Ruleset::default_rules()),
-            &once,
-        )
-        .await
-    });
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    let (brain, mut stranded_turn) = told(idle());
+    let stranded = plan(server.token("default", Role::Player(1)), "stranded", brain);
+    let stranded = spawn_paced(through, stranded, 1, Duration::from_millis(100));
+    until(&mut stranded_turn, |&t| t >= 11).await;
     relay.cut(true);
     let o = tokio::time::timeout(TEST_LIMIT, stranded)
         .await

@@ -162,30 +162,10 @@ pub fn run(args: Args) -> Result<ExitCode> {
         if let Some(e) = &o.error {
             eprintln!("bot {name}: {e}");
         }
-        println!("{}", tally_line(i + 1, name, o));
+        println!("{}", o.json_line(i + 1, name));
     }
     if failed > 0 {
         return Ok(ExitCode::from(2));
     }
     Ok(code)
-}
-
-/// A bot's JSON line (docs/CLIENT.md, "cohort bot").
-fn tally_line(bot: usize, name: &str, o: &BotOutcome) -> serde_json::Value {
-    serde_json::json!({
-        "bot": bot,
-        "name": name,
-        "turns_run": o.tally.turns_run,
-        "hashes_agreed": o.tally.hashes_agreed,
-        "hashes_disagreed": o.tally.hashes_disagreed,
-        "desync_notices": o.tally.desync_notices,
-        "commands_sent": o.tally.commands_sent,
-        "rescheduled": o.tally.rescheduled,
-        "connect_attempts": o.connect_attempts,
-        "reconnects": o.reconnects,
-        "last_rtt_ms": o.last_rtt.map(|r| r.as_secs_f64() * 1000.0),
-        "ended": o.ended.map(|e| format!("{:?}", e.reason)),
-        "server_errors": o.errors,
-        "error": o.error,
-    })
 }

@@ -5,9 +5,8 @@ mod scenario;
 
 use super::ruleset::RulesetArgs;
 use anyhow::{Context, Result};
-use cohort_client::verify::{
-    narration, narrow_report, verify_replay, Divergence, Narrowing, Verdict,
-};
+use cohort_client::verify::found::{self, Found};
+use cohort_client::verify::{narration, narrow_report, verify_replay, Verdict};
 use cohort_protocol::file::{read_at_most, read_limited};
 use cohort_protocol::limits::{REPLAY_FILE, REPORT_FILE};
 use cohort_protocol::replay::{read_replay, Replay, Tail, TurnRecord, REPLAY_MAGIC};
@@ -111,27 +110,6 @@ fn parse_turns(s: &str) -> Result<(u64, u64), String> {
     Ok((a, b))
 }
 
-/// What re-simulating a file found.
-enum Found {
-    Report(Narrowing),
-    Replay {
-        replay: Box<cohort_protocol::replay::Replay>,
-        verdict: Verdict,
-    },
-}
-
-impl Found {
-    fn exit_code(&self) -> ExitCode {
-        match self {
-            Found::Replay {
-                verdict: Verdict::Verified { .. },
-                ..
-            } => ExitCode::SUCCESS,
-            _ => ExitCode::from(1),
-        }
-    }
-}
-
 pub fn run(args: Args) -> Result<ExitCode> {
     let result = match (
         args.at,
@@ -149,8 +127,7 @@ pub fn run(args: Args) -> Result<ExitCode> {
     match result {
         // With --json an error is told as JSON too, on stdout, with the same exit status.
         Err(e) if args.json => {
-            let error = serde_json::json!({ "verdict": "error", "error": format!("{e:#}") });
-            println!("{error}");
+            println!("{}", found::error_json(&format!("{e:#}")));
             Ok(ExitCode::from(2))
         }
         other => other,
@@ -162,11 +139,15 @@ fn verify(args: &Args) -> Result<ExitCode> {
     let found = find(args)?;
     if args.json {
         // Written, not printed: a reader gone is an error `main` lets pass, not a panic.
-        writeln!(std::io::stdout().lock(), "{}", json_of(&found))?;
+        writeln!(std::io::stdout().lock(), "{}", found.json())?;
     } else {
         print_found(&found);
     }
-    Ok(found.exit_code())
+    Ok(if found.verified() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 /// A file read: a desync report or a replay, and the ruleset it is re-simulated under.
@@ -271,74 +252,6 @@ fn print_found(found: &Found) {
             "differs at turn {}: recorded {}, re-simulated {}",
             d.turn, d.recorded, d.computed
         ),
-    }
-}
-
-/// The one JSON object `--json` prints (docs/CLIENT.md, "cohort replay --json").
-fn json_of(found: &Found) -> serde_json::Value {
-    use serde_json::json;
-    let divergence = |d: &Divergence| {
-        json!({
-            "turn": d.turn,
-            "recorded": d.recorded.to_string(),
-            "recomputed": d.computed.to_string(),
-        })
-    };
-    match found {
-        Found::Replay { replay, verdict } => {
-            let config = &replay.header.config;
-            let mut v = json!({
-                "file": "replay",
-                "match_id": config.match_id,
-                "players": config.players.len(),
-                "turn_ticks": config.turn_ticks,
-                "turns_recorded": replay.records.len(),
-                "cut_short": match replay.tail {
-                    Tail::CutShort { .. } => Some(replay.tail.to_string()),
-                    _ => None,
-                },
-            });
-            let rest = match verdict {
-                Verdict::Verified { turns, last_hash } => json!({
-                    "verdict": "verified",
-                    "turns": turns,
-                    "last_hash": last_hash.to_string(),
-                }),
-                Verdict::Differs(d) => json!({
-                    "verdict": "differs",
-                    "first_turn": d.turn,
-                    "divergence": divergence(d),
-                }),
-            };
-            merge(&mut v, rest);
-            v
-        }
-        Found::Report(n) => json!({
-            "file": "report",
-            "verdict": "desync",
-            "first_turn": n.turn,
-            "players": n.players,
-            "turn_ticks": { "first": n.ticks.0, "last": n.ticks.1 },
-            "records_differ": n.records_verify.as_ref().map(divergence),
-            "server_ticks_reproduced": n.server_ticks_reproduced,
-            "first_tick": n.first_tick,
-            "compared": n.compared,
-            "parts": n.parts,
-            "entities": n.entities.iter().map(|e| json!({
-                "part": e.part().name(),
-                "id": e.id(),
-                "name": e.to_string(),
-            })).collect::<Vec<_>>(),
-            "fields": n.fields,
-            "notes": n.notes,
-        }),
-    }
-}
-
-/// `into`'s fields, and then `from`'s.
-fn merge(into: &mut serde_json::Value, from: serde_json::Value) {
-    if let (Some(a), serde_json::Value::Object(b)) = (into.as_object_mut(), from) {
-        a.extend(b);
     }
 }
 

@@ -8,6 +8,7 @@
 //! client's ([`diff`]).
 
 pub mod diff;
+pub mod found;
 pub mod narrow;
 pub mod scenario;
 

@@ -99,6 +99,9 @@ pub struct MatchSummary {
     pub replay: Option<PathBuf>,
     pub reports: Vec<PathBuf>,
     pub stats: crate::lockstep::MatchStats,
+    /// The server's sim panicked and the match was abandoned: its figures went with it, so
+    /// `stats` and the lateness figures are zeros that were never measured.
+    pub sim_panicked: bool,
     /// How late turns closed after their deadline, in microseconds.
     pub close_lateness_us_p50: u32,
     pub close_lateness_us_p99: u32,
@@ -378,7 +381,13 @@ impl Driver {
 
     /// The match is over: its summary to the metrics, the webhook and its view — the view
     /// turns `ended` here only, in one step with its summary.
-    fn ended(&mut self, mut last: MatchView, turns: u64, view: &watch::Sender<MatchView>) {
+    fn ended(
+        &mut self,
+        mut last: MatchView,
+        turns: u64,
+        sim_panicked: bool,
+        view: &watch::Sender<MatchView>,
+    ) {
         for p in &mut last.players {
             p.connected = false;
         }
@@ -393,6 +402,7 @@ impl Driver {
             ended_at: super::unix_now(),
             players: last.players.clone(),
             desyncs: last.desyncs,
+            sim_panicked,
             replay: self.replay_path.clone(),
             reports: self.reports.clone(),
         };
@@ -508,7 +518,7 @@ pub(super) async fn run(
                     tracing::error!(match_id = %d.match_id, "the match's sim panicked; match abandoned");
                     let last = view.borrow().clone();
                     let turns = last.turn;
-                    d.ended(last, turns, &view);
+                    d.ended(last, turns, true, &view);
                     return MatchSummary {
                         match_id: d.match_id.clone(),
                         end: None,
@@ -518,6 +528,7 @@ pub(super) async fn run(
                         close_lateness_us_p99: 0,
                         close_lateness_us_max: 0,
                         stats: crate::lockstep::MatchStats::default(),
+                        sim_panicked: true,
                         lateness_us: Vec::new(),
                     };
                 }
@@ -528,7 +539,7 @@ pub(super) async fn run(
         d.refresh(&mut m, &view, created_at);
     }
     d.refresh(&mut m, &view, created_at);
-    d.ended(MatchView::of(&m, created_at), m.turns_run(), &view);
+    d.ended(MatchView::of(&m, created_at), m.turns_run(), false, &view);
     let mut lateness = m.stats().close_lateness_us.clone();
     lateness.sort_unstable();
     MatchSummary {
@@ -540,6 +551,7 @@ pub(super) async fn run(
         close_lateness_us_p99: percentile(&lateness, 99),
         close_lateness_us_max: lateness.last().copied().unwrap_or(0),
         stats: m.stats().clone(),
+        sim_panicked: false,
         lateness_us: lateness,
     }
 }

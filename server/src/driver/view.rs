@@ -106,6 +106,9 @@ pub struct EndSummary {
     pub ended_at: u64,
     pub players: Vec<PlayerView>,
     pub desyncs: u64,
+    /// The server's sim panicked (reason `abandoned`): the match could not go on, and the
+    /// figures above are the last the match showed before it.
+    pub sim_panicked: bool,
     pub replay: Option<PathBuf>,
     pub reports: Vec<PathBuf>,
 }

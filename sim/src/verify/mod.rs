@@ -22,6 +22,7 @@ mod scene;
 
 pub use scene::Scene;
 
+use crate::id::EntityId;
 use crate::scenario::Files;
 
 /// Thousandths of the keep-apart allowance two bodies must keep (1000 less one for the last
@@ -76,6 +77,28 @@ impl Outcome {
         );
         let stacked = Scene::stacked(world, ids);
         self.require(format!("{prefix}stacked"), stacked, !stacked);
+    }
+
+    /// The entities scene `s` names `name`, at least `needs` of them: a figure `{prefix}{name}`,
+    /// how many it names, that must hold. None when there are fewer (a group renamed or cut
+    /// short in the file): the check then has nothing to measure, and has failed.
+    fn group(
+        &mut self,
+        s: &Scene,
+        prefix: &str,
+        name: &str,
+        needs: usize,
+    ) -> Option<Vec<EntityId>> {
+        let ids = s.ids(name);
+        let enough = ids.len() >= needs.max(1);
+        self.require(format!("{prefix}{name}"), ids.len(), enough);
+        enough.then_some(ids)
+    }
+
+    /// The first entity scene `s` names `name`, which must be there ([`Outcome::group`] of one).
+    fn one(&mut self, s: &Scene, prefix: &str, name: &str) -> Option<EntityId> {
+        self.group(s, prefix, name, 1)
+            .and_then(|ids| ids.first().copied())
     }
 
     /// Loads the scene of scenario file `file`; on a fault, records it as a failure.

@@ -12,10 +12,11 @@ pub fn arrive50(files: &dyn Files) -> Outcome {
     let Some(mut s) = o.scene(files, "group50_arrival.toml") else {
         return o;
     };
-    let ids = s.ids("group");
+    let Some(ids) = o.group(&s, "", "group", 50) else {
+        return o;
+    };
     let most = s.ticks;
     let ticks = 1 + s.run_until(most, |w| w.tick() > 0 && Scene::all_stopped(w, &ids));
-    o.require("group", ids.len(), ids.len() == 50);
     o.require("all_arrived_ms", ticks * u64::from(TICK_MS), ticks < most);
     o.kept_apart("", s.world(), &ids);
     o

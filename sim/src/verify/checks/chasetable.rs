@@ -41,8 +41,7 @@ pub fn chasetable(files: &dyn Files) -> Outcome {
     let Some(mut s) = o.scene(files, "chase_fleeing.toml") else {
         return o;
     };
-    let Some(chaser) = s.id("chaser") else {
-        o.require("named", "chaser", false);
+    let (Some(chaser), Some(_)) = (o.one(&s, "", "chaser"), o.one(&s, "", "fleeing")) else {
         return o;
     };
     let mut plans = 0;

@@ -25,11 +25,21 @@ fn bodies_crossed(from: Vec2, points: &[Vec2], bodies: &[Vec2], radius: Fx) -> u
 }
 
 /// The route the walker of a crowdgoal scene is given at tick 0: (crowd tiles, legs, bodies of
-/// the crowd it passes through).
-fn crowd_walk(files: &dyn Files, file: &str, o: &mut Outcome) -> Option<(usize, usize, usize)> {
+/// the crowd it passes through). The crowd is 30 bodies and `rest` more (figures `prefix…`).
+fn crowd_walk(
+    files: &dyn Files,
+    file: &str,
+    prefix: &str,
+    rest: usize,
+    o: &mut Outcome,
+) -> Option<(usize, usize, usize)> {
     let mut s = o.scene(files, file)?;
-    let walker = s.id("walker")?;
-    let crowd: Vec<EntityId> = [s.ids("crowd"), s.ids("rest")].concat();
+    let walker = o.one(&s, prefix, "walker")?;
+    let crowd: Vec<EntityId> = [
+        o.group(&s, prefix, "crowd", 30)?,
+        o.group(&s, prefix, "rest", rest)?,
+    ]
+    .concat();
     let w = s.world();
     let from = w.unit(walker)?.position;
     let radius = w.rules().units[w.unit(walker)?.kind as usize].radius;
@@ -51,7 +61,7 @@ fn crowd_walk(files: &dyn Files, file: &str, o: &mut Outcome) -> Option<(usize, 
 /// straight in; into a smaller one, round.
 pub fn crowdgoal(files: &dyn Files) -> Outcome {
     let mut o = Outcome::new("crowdgoal");
-    match crowd_walk(files, "crowdgoal_33.toml", &mut o) {
+    match crowd_walk(files, "crowdgoal_33.toml", "big.", 3, &mut o) {
         Some((tiles, legs, crossed)) => {
             o.require("big.crowd_tiles", tiles, tiles > K_GO_ROUND_CROWD);
             o.require("big.legs", legs, legs == 1);
@@ -59,7 +69,7 @@ pub fn crowdgoal(files: &dyn Files) -> Outcome {
         }
         None => o.require("big.walker_route", "none", false),
     }
-    match crowd_walk(files, "crowdgoal_32.toml", &mut o) {
+    match crowd_walk(files, "crowdgoal_32.toml", "small.", 2, &mut o) {
         Some((tiles, legs, crossed)) => {
             o.require("small.crowd_tiles", tiles, tiles <= K_GO_ROUND_CROWD);
             o.figure("small.legs", legs);

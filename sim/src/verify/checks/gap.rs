@@ -21,8 +21,11 @@ pub fn gap(files: &dyn Files) -> Outcome {
     let Some(mut s) = o.scene(files, "gap_one_body.toml") else {
         return o;
     };
-    let (Some(k), Some(to)) = (s.id("walker"), move_point(&s)) else {
-        o.require("named", "walker and its move", false);
+    let Some(k) = o.one(&s, "", "walker") else {
+        return o;
+    };
+    let Some(to) = move_point(&s) else {
+        o.require("sent_to_a_point", false, false);
         return o;
     };
     let width = s

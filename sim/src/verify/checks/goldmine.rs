@@ -16,9 +16,7 @@ pub fn goldmine(files: &dyn Files) -> Outcome {
     let Some(mut s) = o.scene(files, "gold_mine_8.toml") else {
         return o;
     };
-    let ids = s.ids("villagers");
-    let Some(mine) = s.id("mine") else {
-        o.require("named", "mine", false);
+    let (Some(ids), Some(mine)) = (o.group(&s, "", "villagers", 8), o.one(&s, "", "mine")) else {
         return o;
     };
     let radius = |w: &World| {

@@ -26,7 +26,9 @@ fn march_width(files: &dyn Files, o: &mut Outcome) {
     let Some(mut s) = o.scene(files, "march_width.toml") else {
         return;
     };
-    let ids = s.ids("block");
+    let Some(ids) = o.group(&s, "width.", "block", 24) else {
+        return;
+    };
     let mut closest = Scene::closest_share(s.world(), &ids);
     let mut ticks = 0;
     while ticks < s.ticks && !(ticks > 0 && Scene::all_stopped(s.world(), &ids)) {
@@ -50,16 +52,13 @@ fn march_no_stack(files: &dyn Files, o: &mut Outcome) {
     let Some(mut s) = o.scene(files, "march_no_stack.toml") else {
         return;
     };
-    let ids = s.ids("block");
-    let goal = s
-        .runner
-        .commands
-        .first()
-        .and_then(|c| match c.command.command {
-            crate::command::Command::Move { to, .. } => Some(to),
-            _ => None,
-        })
-        .unwrap_or_default();
+    let Some(ids) = o.group(&s, "no_stack.", "block", 20) else {
+        return;
+    };
+    let Some(goal) = move_point(&s) else {
+        o.require("no_stack.sent_to_a_point", false, false);
+        return;
+    };
     let most = s.ticks;
     let ticks = 1 + s.run_until(most, |w| w.tick() > 0 && Scene::all_stopped(w, &ids));
     let w = s.world();
@@ -86,9 +85,10 @@ fn march_surround(files: &dyn Files, o: &mut Outcome) {
     let Some(mut s) = o.scene(files, "march_surround.toml") else {
         return;
     };
-    let ids = s.ids("attackers");
-    let Some(enemy) = s.id("enemy") else {
-        o.require("surround.named", "enemy", false);
+    let (Some(ids), Some(enemy)) = (
+        o.group(&s, "surround.", "attackers", 12),
+        o.one(&s, "surround.", "enemy"),
+    ) else {
         return;
     };
     // The places round the target's body the planner offers the attackers as they come (the
@@ -162,9 +162,10 @@ fn march_wall(files: &dyn Files, o: &mut Outcome) {
     let Some(mut s) = o.scene(files, "march_wall.toml") else {
         return;
     };
-    let ids = s.ids("attackers");
-    let Some(barracks) = s.id("barracks") else {
-        o.require("wall.named", "barracks", false);
+    let (Some(ids), Some(barracks)) = (
+        o.group(&s, "wall.", "attackers", 12),
+        o.one(&s, "wall.", "barracks"),
+    ) else {
         return;
     };
     // How many the planner puts on the face in front before it sends anyone round a corner.
@@ -224,8 +225,13 @@ fn march_wall(files: &dyn Files, o: &mut Outcome) {
     // Nobody is round a corner while the face in front has room for one more (at the
     // planner's fineness) between those standing there.
     let full = west_face_full(&ring, radius * 2, &west);
-    o.figure("wall.the_planner_puts_on_the_face_in_front", face_holds);
-    o.figure("wall.on_the_face_in_front", west.len());
+    // The planner puts them on the face in front first, and some stand there.
+    o.require(
+        "wall.the_planner_puts_on_the_face_in_front",
+        face_holds,
+        face_holds > 0,
+    );
+    o.require("wall.on_the_face_in_front", west.len(), !west.is_empty());
     o.require(
         "wall.round_a_corner",
         round_a_corner,

@@ -28,13 +28,15 @@ pub fn planner(files: &dyn Files) -> Outcome {
         return o;
     };
     let w = s.world();
-    let (Some(barracks), Some(asker), Some(walled)) =
-        (s.id("barracks"), s.id("asker"), s.id("walled_mine"))
-    else {
-        o.require("named", "barracks, asker, walled_mine", false);
+    let (Some(barracks), Some(asker), Some(walled)) = (
+        o.one(&s, "", "barracks"),
+        o.one(&s, "", "asker"),
+        o.one(&s, "", "walled_mine"),
+    ) else {
         return o;
     };
     let Some((u, ground)) = w.unit(asker).zip(box_of(w.view(), barracks)) else {
+        o.require("asker_and_barracks_there", false, false);
         return o;
     };
     let radius = w.rules().radius_of(u.kind);

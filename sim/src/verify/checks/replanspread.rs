@@ -13,7 +13,17 @@ pub fn replanspread(files: &dyn Files) -> Outcome {
     let Some(mut s) = o.scene(files, "replanspread.toml") else {
         return o;
     };
-    let army: Vec<EntityId> = (1..=4).flat_map(|k| s.ids(&format!("army{k}"))).collect();
+    // Four tens round the one enemy: every group there, or nothing is measured.
+    let mut army: Vec<EntityId> = Vec::new();
+    for k in 1..=4 {
+        let Some(ids) = o.group(&s, "", &format!("army{k}"), 10) else {
+            return o;
+        };
+        army.extend(ids);
+    }
+    if o.one(&s, "", "enemy").is_none() {
+        return o;
+    }
     let window = (K_CHASE_REPLAN_MS / u64::from(TICK_MS)) as usize;
     let mut replanned: Vec<bool> = Vec::new();
     let searches_before = s.world().counters.route_searches;
@@ -27,7 +37,7 @@ pub fn replanspread(files: &dyn Files) -> Outcome {
         .map(|c| c.iter().filter(|&&b| b).count())
         .min()
         .unwrap_or(0);
-    o.figure("army", army.len());
+    o.require("army", army.len(), army.len() >= 40);
     o.figure(
         "each_500ms",
         replanned

@@ -14,8 +14,11 @@ pub fn shore(files: &dyn Files) -> Outcome {
     let Some(mut s) = o.scene(files, "sea_shore.toml") else {
         return o;
     };
-    let (Some(v), Some(asked)) = (s.id("villager"), move_point(&s)) else {
-        o.require("named", "villager and its move", false);
+    let Some(v) = o.one(&s, "", "villager") else {
+        return o;
+    };
+    let Some(asked) = move_point(&s) else {
+        o.require("sent_to_a_point", false, false);
         return o;
     };
     // The ring round the point asked (in tiles) of the nearest ground of the villager's region.
@@ -46,6 +49,7 @@ pub fn shore(files: &dyn Files) -> Outcome {
     let ticks = 1 + s.run_until(most, |w| w.tick() > 0 && Scene::all_stopped(w, &[v]));
     let w = s.world();
     let Some(u) = w.unit(v) else {
+        o.require("villager_there", false, false);
         return o;
     };
     let key = w.key_of(u);
