@@ -861,6 +861,7 @@ fn scenes_still_stalling_keep_bodies_apart() {
         "soak_505_mangonels_through_gaps",
         "soak_540_a_carrier_between_two_drop_sites",
         "soak_535_mangonels_through_the_one_gap",
+        "knights_gap_two_wide_both_ways",
     ] {
         let r = run(name);
         assert!(r.watch.in_closed_ground.is_empty(), "{name}");
