@@ -72,8 +72,9 @@ fn nearest(
     // The nearest by distance to `to`, then to the unit (Cohort's reading of "as near as the
     // ground allows": a square ring's corner lies 1.4 times as far as its sides, and of a
     // shore's tiles on the first ring that met it the one nearest the unit had sent a villager
-    // 19 tiles from an island where a place 13 off was one walk away). A point on ring r lies
-    // at least r - 1 tiles from `to`: the rings are searched until none can be nearer.
+    // 16.4 tiles from a point on an island where the shore straight across lay 11.7 off:
+    // `sent_toward_an_island_in_a_lake`). A point on ring r lies at least r - 1 tiles from `to`:
+    // the rings are searched until none can be nearer.
     let mut best: Option<(i128, i128, Vec2)> = None;
     for r in 1..=K_TOWARD_REACH {
         if best.is_some_and(|(d, _, _)| squared(Vec2::new(Fx::from_num(r - 1), Fx::ZERO)) > d) {
