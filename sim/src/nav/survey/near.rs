@@ -6,9 +6,8 @@ use crate::position::{Fx, Vec2};
 /// The bodies within a reach (box distance) of a point ([`Survey::near`], [`Survey::near_box`],
 /// or of a list of them gathered before, [`Near::among`]), in the order they are listed. A plain
 /// loop over the rows of the survey's array rather than an iterator of iterators: it is the
-/// tick's hottest loop,
-/// and with chained adapters the keep-apart scan took about a third more instructions
-/// (callgrind, `crowd_tick crossing`: 2.22 G against 1.64 G).
+/// tick's hottest loop, and with chained adapters the keep-apart scan took about a third more
+/// instructions (callgrind, `crowd_tick crossing`: 2.22 G against 1.64 G).
 #[derive(Clone, Debug)]
 pub struct Near<'a> {
     /// Whose rows are read; `None` when only `run` is.
