@@ -35,6 +35,7 @@ fn join_accepted(config: &MatchConfig) -> Vec<u8> {
         next_turn: 0,
         input_delay: 2,
         snapshot_follows: false,
+        spectator_delay_secs: 0,
     }))
     .unwrap()
 }

@@ -33,6 +33,7 @@ fn world_of(config: &MatchConfig) -> CohortHandle {
         next_turn: 0,
         input_delay: 2,
         snapshot_follows: false,
+        spectator_delay_secs: 0,
     }))
     .unwrap();
     let mut w = 0;

@@ -407,6 +407,7 @@ fn message_seeds() -> Vec<Vec<u8>> {
         next_turn: 4,
         input_delay: 2,
         snapshot_follows: true,
+        spectator_delay_secs: 0,
     }));
     server.push(ServerMessage::error(ErrorCode::Replaced, "taken over"));
     // The first byte of a frame seed is the piece size of the reads.

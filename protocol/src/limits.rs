@@ -3,8 +3,9 @@
 /// The protocol version a [`crate::message::Hello`] must carry; another one is refused.
 /// Version 2: `SnapshotRequest` names the failing turn; `SnapshotUnavailable` answers it.
 /// Version 3: `SnapshotRequest` carries the server's tick hashes of that turn, and the client's
-/// `Snapshot` pieces carry its evidence of the turn (`report::Evidence`).
-pub const PROTOCOL_VERSION: u32 = 3;
+/// `Snapshot` pieces carry its evidence of the turn (`report::Evidence`). Version 4:
+/// `JoinAccepted` carries the match's spectator delay (`spectator_delay_secs`).
+pub const PROTOCOL_VERSION: u32 = 4;
 
 /// The QUIC ALPN protocol id.
 pub const ALPN: &[u8] = b"cohort/1";
@@ -19,8 +20,13 @@ pub const MAX_FRAME_BYTES: usize = 1 << 20;
 /// The most players in a match (the sim's players are 0 to 7).
 pub const MAX_PLAYERS: usize = 8;
 
-/// The most spectators watching one match at once.
+/// The most spectators watching one match at once (QUIC spectators and browsers watching the
+/// page together).
 pub const MAX_SPECTATORS: usize = 16;
+
+/// The longest spectator delay a match may have, in seconds (15 minutes: a tournament's
+/// stream delay).
+pub const MAX_SPECTATOR_DELAY_SECS: u32 = 900;
 
 /// The most commands in one `Commands` message.
 pub const MAX_COMMANDS_PER_MESSAGE: usize = 32;

@@ -120,6 +120,11 @@ pub struct JoinAccepted {
     /// Whether a snapshot of the state before `next_turn` follows (in `Snapshot` messages)
     /// before the first bundle. Without one the client starts from the configuration's world.
     pub snapshot_follows: bool,
+    /// The match's spectator delay, in seconds (0 to
+    /// [`crate::limits::MAX_SPECTATOR_DELAY_SECS`]): a spectator receives nothing about a turn
+    /// until that long after it closed (its `next_turn` and snapshot are that far behind). The
+    /// same figure for players, who are not delayed.
+    pub spectator_delay_secs: u32,
 }
 
 /// Commands a player asks for, meant for `turn`.
@@ -415,6 +420,7 @@ pub fn every_server_message(rules: &cohort_sim::Ruleset) -> Vec<ServerMessage> {
             next_turn: 0,
             input_delay: 2,
             snapshot_follows: false,
+            spectator_delay_secs: 0,
         }),
         ServerMessage::JoinAccepted(JoinAccepted {
             config: armies,
@@ -422,6 +428,7 @@ pub fn every_server_message(rules: &cohort_sim::Ruleset) -> Vec<ServerMessage> {
             next_turn: 12,
             input_delay: 3,
             snapshot_follows: true,
+            spectator_delay_secs: 0,
         }),
         ServerMessage::TurnBundle(TurnBundle {
             turn: 4,

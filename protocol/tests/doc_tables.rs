@@ -122,6 +122,7 @@ fn the_server_messages_table_has_the_codecs_indices() {
                 next_turn: 0,
                 input_delay: 2,
                 snapshot_follows: false,
+                spectator_delay_secs: 0,
             }),
         ),
         (

@@ -67,6 +67,7 @@ fn exchange() -> String {
                 next_turn: 0,
                 input_delay: 2,
                 snapshot_follows: false,
+                spectator_delay_secs: 0,
             }))
             .unwrap(),
         ),

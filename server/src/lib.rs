@@ -7,6 +7,7 @@
 //! - [`driver`]: the tokio/quinn driver that moves bytes and timers for many matches;
 //! - [`http`]: the admin API, metrics and health over HTTP (axum);
 //! - [`tokens`]: minting a match's join tokens;
+//! - [`watch`]: the live match in a browser: the page and its view frames;
 //! - [`agones`]: telling an Agones SDK sidecar ready, health and shutdown.
 
 pub mod admit;
@@ -17,3 +18,4 @@ pub mod http;
 pub mod lockstep;
 pub mod tls;
 pub mod tokens;
+pub mod watch;

@@ -134,6 +134,7 @@ fn a_bot_match_of_twenty_minutes_of_game_time_records_a_replay_that_verifies() {
                     }
                     Action::ReplayRecord(r) => replay.as_mut().unwrap().append(&r).unwrap(),
                     Action::Report(_) => reports += 1,
+                    Action::View { .. } => unreachable!("no browser watches"),
                     Action::Ended(e) => ended = Some(e),
                 }
             }

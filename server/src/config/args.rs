@@ -2,6 +2,7 @@
 
 use super::OnDesync;
 use clap::Parser;
+use cohort_protocol::limits::MAX_SPECTATOR_DELAY_SECS;
 use cohort_sim::map::MAX_ARMY;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -69,6 +70,11 @@ pub struct Args {
     /// first `Ack`; spectators may still acknowledge without a hash.
     #[arg(long, env = "COHORT_REQUIRE_HASHES")]
     pub require_hashes: bool,
+    /// Keep spectators this many seconds behind the match, for every match (0 to 900): the
+    /// server sends them nothing about a turn until then [default: 0].
+    #[arg(long, value_name = "SECS", env = "COHORT_SPECTATOR_DELAY",
+          value_parser = clap::value_parser!(u32).range(0..=i64::from(MAX_SPECTATOR_DELAY_SECS)))]
+    pub spectator_delay: Option<u32>,
     /// Print every match's join tokens (the default when the secret was made at random).
     #[arg(long, env = "COHORT_PRINT_TOKENS")]
     pub print_tokens: bool,

@@ -2,7 +2,9 @@
 //! a match's keys checked and turned into its [`Settings`].
 
 use super::{OnDesync, Settings};
-use cohort_protocol::limits::{MAX_INPUT_DELAY, MAX_NAME_BYTES, MIN_INPUT_DELAY};
+use cohort_protocol::limits::{
+    MAX_INPUT_DELAY, MAX_NAME_BYTES, MAX_SPECTATOR_DELAY_SECS, MIN_INPUT_DELAY,
+};
 use cohort_protocol::setup::{ConfigError, MapSpec, DEFAULT_INPUT_DELAY, DEFAULT_TURN_TICKS};
 use cohort_protocol::MatchConfig;
 use cohort_sim::map::{DEFAULT_MAP_SEED, DEFAULT_MAP_SIZE};
@@ -62,6 +64,9 @@ pub struct FileMatch {
     pub on_desync: Option<OnDesync>,
     /// Refuse hashless players (`Ack` instead of `TurnHash`) [default: false].
     pub require_hashes: Option<bool>,
+    /// Seconds spectators are kept behind the match, 0 to
+    /// [`MAX_SPECTATOR_DELAY_SECS`] [default: 0].
+    pub spectator_delay_secs: Option<u32>,
 }
 
 fn two() -> u8 {
@@ -94,6 +99,7 @@ impl FileMatch {
             max_turns: None,
             on_desync: None,
             require_hashes: None,
+            spectator_delay_secs: None,
         }
     }
 
@@ -136,6 +142,15 @@ impl FileMatch {
                 format!("the input delay is {MIN_INPUT_DELAY} to {MAX_INPUT_DELAY} turns, not {d}"),
             ));
         }
+        if let Some(d) = self
+            .spectator_delay_secs
+            .filter(|d| *d > MAX_SPECTATOR_DELAY_SECS)
+        {
+            return Err(key(
+                "spectator_delay_secs",
+                format!("the spectator delay is 0 to {MAX_SPECTATOR_DELAY_SECS} seconds, not {d}"),
+            ));
+        }
         let mut config = MatchConfig::standard(&self.id, rules, self.players);
         for (slot, name) in config.players.iter_mut().zip(&self.names) {
             slot.name = name.clone();
@@ -170,6 +185,7 @@ impl FileMatch {
         s.max_turns = self.max_turns.filter(|t| *t > 0);
         s.on_desync = self.on_desync.unwrap_or_default();
         s.require_hashes = self.require_hashes.unwrap_or(false);
+        s.spectator_delay_secs = self.spectator_delay_secs.unwrap_or(0);
         Ok(s)
     }
 }

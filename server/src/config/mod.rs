@@ -190,6 +190,9 @@ impl ServerConfig {
             if args.require_hashes {
                 m.require_hashes = Some(true);
             }
+            if args.spectator_delay.is_some() {
+                m.spectator_delay_secs = args.spectator_delay;
+            }
         }
         let mut ids = std::collections::BTreeSet::new();
         let mut settings = Vec::new();

@@ -233,6 +233,11 @@ impl Driver {
                         self.push(p, frame.clone());
                     }
                 }
+                Action::View { to, frame } => {
+                    for p in to {
+                        self.push(p, Outgoing::Frame(frame.clone()));
+                    }
+                }
                 Action::Close { peer } => {
                     // Behind held frames (a full outbox) the close cannot be queued: the match
                     // is done with the peer, so they are dropped and the connection cut.
@@ -466,7 +471,10 @@ pub(super) async fn run(
         m.handle(Instant::now().into_std(), Event::Shutdown);
         d.carry_out(&mut m);
     }
-    while d.end.is_none() {
+    // The match's summary once it has ended for its players; the task runs on while a delayed
+    // match's spectators are released the rest of their stream (`Match::draining`).
+    let mut summed_up = false;
+    while !summed_up || m.draining() {
         let deadline = m.poll_timeout();
         if alarm.as_ref().map(|(at, _)| *at) != deadline {
             alarm = deadline.map(|at| (at, kit.clock.alarm(at)));
@@ -479,6 +487,10 @@ pub(super) async fn run(
                         d.outs.insert(peer, Outbox::new(out, cut));
                         m.handle(now, Event::Join { peer, role, hello });
                         host.metrics.joins.inc();
+                    }
+                    Some(MatchInput::Watch { peer, out, cut }) => {
+                        d.outs.insert(peer, Outbox::new(out, cut));
+                        m.handle(now, Event::Watch { peer });
                     }
                     Some(MatchInput::Message { peer, message }) => {
                         m.handle(now, Event::Message { peer, message })
@@ -536,10 +548,14 @@ pub(super) async fn run(
             d.carry_out(&mut m);
         }
         d.settle(&mut m);
-        d.refresh(&mut m, &view, created_at);
+        if !summed_up {
+            d.refresh(&mut m, &view, created_at);
+        }
+        if d.end.is_some() && !summed_up {
+            summed_up = true;
+            d.ended(MatchView::of(&m, created_at), m.turns_run(), false, &view);
+        }
     }
-    d.refresh(&mut m, &view, created_at);
-    d.ended(MatchView::of(&m, created_at), m.turns_run(), false, &view);
     let mut lateness = m.stats().close_lateness_us.clone();
     lateness.sort_unstable();
     MatchSummary {

@@ -88,6 +88,12 @@ pub enum MatchInput {
     },
     /// An operator ends the match.
     End,
+    /// A browser's WebTransport session, its spectator token checked, watches the match.
+    Watch {
+        peer: PeerId,
+        out: mpsc::Sender<Outgoing>,
+        cut: oneshot::Sender<()>,
+    },
 }
 
 /// What every connection task, match task and HTTP handler shares.

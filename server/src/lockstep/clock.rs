@@ -33,7 +33,7 @@ impl Match {
     /// When [`Match::handle_timeout`] should next be called.
     pub fn poll_timeout(&self) -> Option<Instant> {
         if self.phase == Phase::Ended {
-            return None;
+            return self.drain_deadline();
         }
         let mut t: Option<Instant> = None;
         let mut at = |i: Instant| t = Some(t.map_or(i, |t: Instant| t.min(i)));
@@ -62,6 +62,7 @@ impl Match {
     pub fn handle_timeout(&mut self, now: Instant) {
         self.now = now;
         if self.phase == Phase::Ended {
+            self.drain(now);
             return;
         }
         self.drop_full_outboxes(now);
@@ -109,7 +110,7 @@ impl Match {
         for p in self.peers.values_mut() {
             p.pinged(nonce, now);
         }
-        self.broadcast(ServerMessage::Ping(Ping { nonce }));
+        self.broadcast_all(ServerMessage::Ping(Ping { nonce }));
         self.next_ping = now + Duration::from_millis(PING_INTERVAL_MS);
     }
 

@@ -8,7 +8,7 @@ use cohort_protocol::message::{
     ErrorCode, Hello, JoinAccepted, Membership, MembershipEvent, Role, ServerMessage, SnapshotChunk,
 };
 use cohort_protocol::replay::ReplayHeader;
-use cohort_sim::world::PlayerStatus;
+use cohort_sim::world::{PlayerStatus, Snapshot};
 use cohort_sim::PlayerId;
 use std::time::Instant;
 
@@ -69,7 +69,8 @@ impl Match {
                     .peers
                     .values()
                     .filter(|p| p.role == Role::Spectator)
-                    .count();
+                    .count()
+                    + self.watchers.len();
                 if watching >= MAX_SPECTATORS {
                     self.refuse_and_close(
                         peer,
@@ -80,26 +81,37 @@ impl Match {
                 }
             }
         }
-        // Mid-match, the joiner starts from the state after every closed turn.
+        // Mid-match, the joiner starts from the state after every closed turn (a spectator of
+        // a delayed match: after every turn released to spectators).
         self.simulate();
         let running = self.phase != Phase::Lobby;
-        // A snapshot is the state after a turn: before turn 0 has closed there is none to send,
-        // and the joiner starts from the configuration's world like everyone did.
-        let snapshot_follows = running && self.turns_run > 0;
+        let (next_turn, input_delay) = match (&self.delayed, role) {
+            (Some(d), Role::Spectator) => (d.released, d.input_delay),
+            _ => (self.next_turn, self.delay.current()),
+        };
+        // A snapshot is the state after a turn: before turn 0 has closed (been released) there
+        // is none to send, and the joiner starts from the configuration's world like everyone
+        // did.
+        let snapshot_follows = running && next_turn > 0;
         let accepted = JoinAccepted {
             config: self.settings.config.clone(),
             role,
-            next_turn: self.next_turn,
-            input_delay: self.delay.current(),
+            next_turn,
+            input_delay,
             snapshot_follows,
+            spectator_delay_secs: self.settings.spectator_delay_secs,
         };
         self.send(peer, ServerMessage::JoinAccepted(accepted));
         if snapshot_follows {
-            self.send_snapshot(peer);
+            let snapshot = match (&self.delayed, role) {
+                (Some(d), Role::Spectator) => d.world.snapshot(),
+                _ => self.world.snapshot(),
+            };
+            self.send_snapshot(peer, &snapshot, next_turn - 1);
         }
         self.peers.insert(
             peer,
-            Peer::new(role, hello.client_name.clone(), self.next_turn, now),
+            Peer::new(role, hello.client_name.clone(), next_turn, now),
         );
         self.stats.peak_peers = self.stats.peak_peers.max(self.peers.len());
         self.empty_since = None;
@@ -163,9 +175,9 @@ impl Match {
         }));
     }
 
-    /// Sends the state after every closed turn, in chunks.
-    fn send_snapshot(&mut self, peer: PeerId) {
-        let bytes = match encode_snapshot(&self.world.snapshot()) {
+    /// Sends `snapshot`, the state after `turn`, in chunks.
+    fn send_snapshot(&mut self, peer: PeerId, snapshot: &Snapshot, turn: u64) {
+        let bytes = match encode_snapshot(snapshot) {
             Ok(b) => b,
             Err(e) => {
                 tracing::error!(match_id = %self.id(), peer, error = %e, "could not encode a snapshot");
@@ -173,7 +185,6 @@ impl Match {
                 return;
             }
         };
-        let turn = self.turns_run.saturating_sub(1);
         let count = bytes.len().div_ceil(SNAPSHOT_CHUNK_BYTES).max(1) as u32;
         for (index, piece) in bytes.chunks(SNAPSHOT_CHUNK_BYTES).enumerate() {
             self.send(

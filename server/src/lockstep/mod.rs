@@ -17,7 +17,9 @@ mod peer;
 mod rate;
 mod record_log;
 mod roster;
+mod spectate;
 mod turns;
+mod watch;
 
 #[cfg(test)]
 mod tests;
@@ -43,7 +45,7 @@ use cohort_sim::hash::TickHash;
 use cohort_sim::world::{PlayerStatus, Snapshot};
 use cohort_sim::{Ruleset, StateHash, World};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -74,6 +76,10 @@ pub struct Settings {
     /// caught. Such a player is closed with `Unexpected` at its first `Ack`. Cohort's choice:
     /// spectators may still `Ack` (their view is their own business).
     pub require_hashes: bool,
+    /// Seconds spectators are kept behind the match (0 to
+    /// [`cohort_protocol::limits::MAX_SPECTATOR_DELAY_SECS`]): a spectator receives nothing
+    /// about a turn until this long after the turn closed ([`spectate`]).
+    pub spectator_delay_secs: u32,
     /// Named in replay headers and reports.
     pub writer: String,
 }
@@ -86,6 +92,7 @@ impl Settings {
             max_turns: None,
             on_desync: OnDesync::Continue,
             require_hashes: false,
+            spectator_delay_secs: 0,
             writer: format!("cohort-server {}", env!("CARGO_PKG_VERSION")),
         }
     }
@@ -118,6 +125,10 @@ pub enum Event {
     /// An operator ends the match (the admin API): finish the turn, end it with
     /// [`EndReason::Operator`].
     End,
+    /// A browser whose spectator token was checked asks to watch (`/watch/<match>`): it is
+    /// sent [`Action::View`] frames, never a [`ServerMessage`]. Its session gone is
+    /// [`Event::Disconnected`].
+    Watch { peer: PeerId },
 }
 
 /// What the match asks its driver to do, in order.
@@ -134,6 +145,12 @@ pub enum Action {
         /// For a turn's bundle: when the turn was scheduled to close (the driver measures the
         /// send jitter against it).
         due: Option<Instant>,
+    },
+    /// A frame of the view stream (`crate::watch::frame`, encoded and length-prefixed) to
+    /// browsers watching.
+    View {
+        to: Vec<PeerId>,
+        frame: Arc<Vec<u8>>,
     },
     /// Close the connection, after sending what was asked before.
     Close {
@@ -247,6 +264,10 @@ pub struct Match {
     stats: MatchStats,
     /// The time as last told.
     now: Instant,
+    /// The spectator side when the match has a spectator delay.
+    delayed: Option<spectate::Delayed>,
+    /// Browsers watching.
+    watchers: BTreeSet<PeerId>,
 }
 
 impl Match {
@@ -259,7 +280,17 @@ impl Match {
         let world = settings.config.world(rules.clone())?;
         let players = settings.config.players.len();
         let delay = InputDelay::new(settings.config.input_delay, settings.adaptive_delay);
+        let delayed = (settings.spectator_delay_secs > 0).then(|| {
+            spectate::Delayed::new(
+                settings.spectator_delay_secs,
+                settings.config.turn_ms(),
+                settings.config.input_delay,
+                world.clone(),
+            )
+        });
         Ok(Match {
+            delayed,
+            watchers: BTreeSet::new(),
             rules,
             checkpoints: VecDeque::from([(0, world.snapshot())]),
             world,
@@ -376,20 +407,39 @@ impl Match {
                 Event::Join { peer, .. } => {
                     self.refuse_and_close(peer, ErrorCode::MatchOver, "the match is over");
                 }
+                Event::Watch { peer } => self.watch(peer),
+                // A spectator watching on after the end (`spectate`): its acknowledgements
+                // and pongs are no longer needed; leaving closes it.
+                Event::Message {
+                    peer,
+                    message: ClientMessage::Leave { .. },
+                } if self.peers.contains_key(&peer) => {
+                    self.actions.push_back(Action::Close { peer });
+                    self.after_end(peer, true);
+                }
+                Event::Message { peer, .. } if self.peers.contains_key(&peer) => {}
                 Event::Message { peer, .. } => self.actions.push_back(Action::Close { peer }),
-                Event::Disconnected { .. }
-                | Event::OutboxFull { .. }
-                | Event::OutboxDrained { .. }
-                | Event::Shutdown
-                | Event::End => {}
+                Event::Disconnected { peer } => self.after_end(peer, true),
+                Event::OutboxFull { peer } => {
+                    self.actions.push_back(Action::Close { peer });
+                    self.after_end(peer, true);
+                }
+                Event::Shutdown if self.draining() => {
+                    self.spectators_after_end(EndReason::ServerShutdown);
+                    self.stop_draining();
+                }
+                Event::OutboxDrained { .. } | Event::Shutdown | Event::End => {}
             }
             return;
         }
         match event {
             Event::Join { peer, role, hello } => self.join(peer, role, hello, now),
             Event::Message { peer, message } => self.message(peer, message, now),
+            Event::Disconnected { peer } if self.unwatch(peer, false) => {}
             Event::Disconnected { peer } => self.disconnected(peer, now),
+            Event::OutboxFull { peer } if self.unwatch(peer, true) => {}
             Event::OutboxFull { peer } => self.outbox_full(peer, now),
+            Event::Watch { peer } => self.watch(peer),
             Event::OutboxDrained { peer } => self.outbox_drained(peer),
             Event::Shutdown => self.finish(EndReason::ServerShutdown),
             Event::End => self.finish(EndReason::Operator),
@@ -447,26 +497,39 @@ impl Match {
         self.actions.push_back(Action::Send { to, message });
     }
 
-    /// Sends to every connected peer that is in the match (players and spectators).
+    /// Sends the match's stream to everyone in it: to the players and spectators, or with a
+    /// spectator delay to the players now and to the spectators later ([`spectate`]).
     fn broadcast(&mut self, message: ServerMessage) {
         self.broadcast_due(message, None);
     }
 
     /// [`Match::broadcast`], saying when the message was due.
     fn broadcast_due(&mut self, message: ServerMessage, due: Option<Instant>) {
+        let to = self.live_audience();
+        let message = Arc::new(message);
+        self.hold_for_spectators(&message);
+        if !to.is_empty() {
+            self.actions
+                .push_back(Action::Broadcast { to, message, due });
+        }
+    }
+
+    /// Sends to every peer at once, players and spectators, whatever the delay (pings).
+    fn broadcast_all(&mut self, message: ServerMessage) {
         let to = self.peer_ids();
         if !to.is_empty() {
             self.actions.push_back(Action::Broadcast {
                 to,
                 message: Arc::new(message),
-                due,
+                due: None,
             });
         }
     }
 
-    /// Whether closed turns wait for the server's sim ([`Match::simulate`]).
+    /// Whether closed turns wait for the server's sim ([`Match::simulate`]), its own or the
+    /// delayed world's.
     pub fn has_unrun(&self) -> bool {
-        !self.unrun.is_empty()
+        !self.unrun.is_empty() || self.delayed.as_ref().is_some_and(|d| d.has_unrun())
     }
 
     /// Refuses a message: an error the connection survives.
@@ -522,6 +585,16 @@ impl Match {
             name: p.name.clone(),
             text,
         };
+        if p.role == Role::Spectator && self.delayed.is_some() {
+            // Spectators talk among themselves; the players never hear them (`spectate`).
+            let to = self.spectator_ids();
+            self.actions.push_back(Action::Broadcast {
+                to,
+                message: Arc::new(ServerMessage::Chat(line)),
+                due: None,
+            });
+            return;
+        }
         self.broadcast(ServerMessage::Chat(line));
     }
 
@@ -543,10 +616,16 @@ impl Match {
         let last_turn = self.next_turn.saturating_sub(1);
         tracing::info!(match_id = %self.id(), turn = last_turn, ?reason, "match ended");
         self.broadcast(ServerMessage::MatchEnded(MatchEnded { last_turn, reason }));
-        for peer in self.peer_ids() {
+        let closing: Vec<PeerId> = self.live_audience();
+        for &peer in &closing {
             self.actions.push_back(Action::Close { peer });
+            self.peers.remove(&peer);
         }
-        self.peers.clear();
+        // Spectators of a delayed match watch on to the end of their stream (`spectate`).
+        for peer in self.spectators_after_end(reason) {
+            self.actions.push_back(Action::Close { peer });
+            self.peers.remove(&peer);
+        }
         self.phase = Phase::Ended;
         self.actions.push_back(Action::Ended(reason));
     }

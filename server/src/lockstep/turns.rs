@@ -128,7 +128,7 @@ impl Match {
         turn: u64,
         hash: Option<cohort_sim::StateHash>,
     ) {
-        if turn >= self.next_turn {
+        if turn >= self.sent_to(peer) {
             self.refuse_and_close(
                 peer,
                 ErrorCode::Unexpected,
@@ -195,6 +195,7 @@ impl Match {
         self.unrun.push_back(bundle);
         self.next_turn += 1;
         self.stats.turns_closed += 1;
+        self.release_spectators(self.next_turn);
         self.check_lag();
         if self
             .settings
@@ -240,6 +241,19 @@ impl Match {
                     self.compare(peer, turn, h, hash);
                 }
             }
+            if self.delayed.is_none() {
+                self.show_watchers(turn);
+            }
+        }
+        self.simulate_delayed();
+    }
+
+    /// Turns before this one have been sent to `peer`: the open turn, or for a spectator of a
+    /// delayed match the turns released.
+    fn sent_to(&self, peer: PeerId) -> u64 {
+        match (&self.delayed, self.peers.get(&peer).map(|p| p.role)) {
+            (Some(d), Some(Role::Spectator)) => d.released,
+            _ => self.next_turn,
         }
     }
 
@@ -255,8 +269,14 @@ impl Match {
         let next = self.next_turn;
         let mut drop = Vec::new();
         let mut warn = Vec::new();
+        let released = self.delayed.as_ref().map(|d| d.released);
         for (&id, p) in &mut self.peers {
-            let lag = next.saturating_sub(p.acked);
+            // A delayed spectator is behind by what it has not been sent yet, not by the delay.
+            let sent = match (p.role, released) {
+                (Role::Spectator, Some(r)) => r,
+                _ => next,
+            };
+            let lag = sent.saturating_sub(p.acked);
             if lag >= LAG_DROP_TURNS {
                 drop.push((id, lag));
             } else if lag >= LAG_WARN_TURNS && !p.warned {

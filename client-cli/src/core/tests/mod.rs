@@ -43,6 +43,7 @@ fn accepted(role: Role, next_turn: u64, snapshot_follows: bool) -> ServerMessage
         next_turn,
         input_delay: 2,
         snapshot_follows,
+        spectator_delay_secs: 0,
     })
 }
 

@@ -14,6 +14,7 @@ fn a_spectator_watches_and_cannot_touch_the_sim() {
             role: Role::Spectator,
             next_turn: 2,
             snapshot_follows: true,
+            spectator_delay_secs: 0,
             ..
         })
     ));
@@ -211,6 +212,7 @@ fn a_spectator_joining_before_turn_0_closes_starts_from_the_configuration() {
             [ServerMessage::JoinAccepted(JoinAccepted {
                 next_turn: 0,
                 snapshot_follows: false,
+                spectator_delay_secs: 0,
                 ..
             })]
         ),

@@ -4,6 +4,7 @@ mod control;
 mod desync;
 mod lag;
 mod membership;
+mod spectate;
 mod turns;
 
 use super::*;
@@ -29,6 +30,8 @@ struct Harness {
     rules: Arc<Ruleset>,
     /// Everything each peer was sent, in order.
     inbox: BTreeMap<PeerId, Vec<ServerMessage>>,
+    /// Every view frame each browser watching was sent, in order.
+    views: BTreeMap<PeerId, Vec<Arc<Vec<u8>>>>,
     closed: Vec<PeerId>,
     replay: Vec<TurnRecord>,
     replay_started: bool,
@@ -60,6 +63,7 @@ impl Harness {
             now: t0,
             rules,
             inbox: BTreeMap::new(),
+            views: BTreeMap::new(),
             closed: Vec::new(),
             replay: Vec::new(),
             replay_started: false,
@@ -88,6 +92,11 @@ impl Harness {
                 Action::Broadcast { to, message, .. } => {
                     for p in to {
                         self.inbox.entry(p).or_default().push((*message).clone());
+                    }
+                }
+                Action::View { to, frame } => {
+                    for p in to {
+                        self.views.entry(p).or_default().push(frame.clone());
                     }
                 }
                 Action::Close { peer } => self.closed.push(peer),

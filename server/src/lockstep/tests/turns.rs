@@ -11,6 +11,7 @@ fn the_lobby_waits_for_every_player_then_turn_0_says_who_joined() {
         ServerMessage::JoinAccepted(JoinAccepted {
             next_turn: 0,
             snapshot_follows: false,
+            spectator_delay_secs: 0,
             ..
         })
     ));
