@@ -152,6 +152,12 @@ fn announce(s: &Started, ruleset_hash: &str, tokens: &Tokens, print_tokens: bool
             println!("  player {slot} token: {t}");
         }
         println!("  spectator token: {}", m.spectator);
+        if let Some(admin) = s.admin {
+            println!(
+                "  watch: http://{admin}/watch/{}?token={}",
+                m.match_id, m.spectator
+            );
+        }
         for t in &m.players {
             println!("  join: cohort play --server {host}:{port} {pin} --token {t}");
         }

@@ -1,5 +1,7 @@
 //! Certificates: the operator's files in production, or a self-signed one generated at start
-//! whose SHA-256 fingerprint is printed for clients to pin.
+//! whose SHA-256 fingerprint is printed for clients to pin. The self-signed one is what
+//! browsers accept through WebTransport's `serverCertificateHashes`: ECDSA P-256, valid
+//! [`SELF_SIGNED_VALIDITY_DAYS`] days at most.
 
 use anyhow::{Context, Result};
 use cohort_protocol::fingerprint::sha256_fingerprint;
@@ -8,6 +10,11 @@ use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use std::path::Path;
 use std::sync::Arc;
+
+/// How long the self-signed certificate is valid, from an hour before the start: WebTransport's
+/// `serverCertificateHashes` takes only certificates valid 14 days or less, so the page of a
+/// server up for longer needs a restart (a new certificate) or a CA-signed one.
+pub const SELF_SIGNED_VALIDITY_DAYS: i64 = 13;
 
 /// A certificate chain and its key.
 pub struct Identity {
@@ -26,13 +33,22 @@ impl Identity {
             "127.0.0.1".to_string(),
             "::1".to_string(),
         ];
-        let ck = rcgen::generate_simple_self_signed(names)
-            .context("generating a self-signed certificate")?;
-        let der = ck.cert.der().clone();
+        let mut params =
+            rcgen::CertificateParams::new(names).context("generating a self-signed certificate")?;
+        let now = time::OffsetDateTime::now_utc();
+        params.not_before = now - time::Duration::hours(1);
+        params.not_after = now + time::Duration::days(SELF_SIGNED_VALIDITY_DAYS);
+        // ECDSA P-256 with SHA-256: what `serverCertificateHashes` requires.
+        let key_pair = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256)
+            .context("generating the certificate's key")?;
+        let cert = params
+            .self_signed(&key_pair)
+            .context("signing the self-signed certificate")?;
+        let der = cert.der().clone();
         Ok(Identity {
             fingerprint: sha256_fingerprint(&der),
             chain: vec![der],
-            key: PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(ck.key_pair.serialize_der())),
+            key: PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key_pair.serialize_der())),
             self_signed: true,
         })
     }
@@ -54,7 +70,8 @@ impl Identity {
         })
     }
 
-    /// quinn's server configuration: TLS 1.3 with ALPN `cohort/1`.
+    /// quinn's server configuration: TLS 1.3 with ALPN `cohort/1` (the lockstep protocol) and
+    /// `h3` (WebTransport, browsers watching), on one endpoint.
     pub fn server_config(self) -> Result<quinn::ServerConfig> {
         let mut tls = rustls::ServerConfig::builder_with_provider(Arc::new(
             rustls::crypto::ring::default_provider(),
@@ -64,7 +81,7 @@ impl Identity {
         .with_no_client_auth()
         .with_single_cert(self.chain, self.key)
         .context("the certificate and key do not fit together")?;
-        tls.alpn_protocols = vec![ALPN.to_vec()];
+        tls.alpn_protocols = vec![ALPN.to_vec(), web_transport_quinn::ALPN.as_bytes().to_vec()];
         let crypto = quinn::crypto::rustls::QuicServerConfig::try_from(tls)
             .context("building the QUIC TLS configuration")?;
         let mut config = quinn::ServerConfig::with_crypto(Arc::new(crypto));

@@ -7,6 +7,8 @@
 //! minted by the "matchmaker" and play; the players list follows them; after the match the
 //! server says Shutdown and exits. Without a sidecar it serves and shuts down all the same.
 
+mod common;
+
 #[allow(clippy::all, clippy::pedantic)]
 mod sdk {
     include!(concat!(env!("OUT_DIR"), "/agones-server/agones.dev.sdk.rs"));
@@ -19,14 +21,10 @@ mod beta {
     ));
 }
 
-use cohort_client::brain::RandomBrain;
-use cohort_client::core::ClientOptions;
 use cohort_client::net::ServerAuth;
-use cohort_client::session::{run_bot, BotPlan, Connect};
+use cohort_client::session::Connect;
 use cohort_protocol::fingerprint::parse_fingerprint;
-use cohort_protocol::message::{EndReason, Role};
-use cohort_protocol::token::{mint, Claims};
-use cohort_sim::Ruleset;
+use cohort_protocol::message::EndReason;
 use sdk::game_server::{ObjectMeta, Status as GsStatus};
 use sdk::GameServer;
 use std::io::{BufRead, BufReader};
@@ -414,32 +412,7 @@ async fn an_allocated_server_hosts_the_annotated_match_tracks_its_players_and_sh
         server_name: "localhost".into(),
     };
     let bots: Vec<_> = (0..2u8)
-        .map(|p| {
-            let token = mint(
-                SECRET.as_bytes(),
-                &Claims {
-                    match_id: "fleet-1".into(),
-                    role: Role::Player(p),
-                    expires: cohort_server::driver::unix_now() + 600,
-                },
-            );
-            let plan = BotPlan {
-                options: ClientOptions {
-                    token,
-                    name: format!("bot{p}"),
-                    simulate: true,
-                    perturb_at_turn: None,
-                    perturb_at_tick: None,
-                },
-                brain: Box::new(RandomBrain::new(u64::from(p))),
-                turns: None,
-                keep_hashes: false,
-            };
-            let connect = connect.clone();
-            tokio::spawn(async move {
-                run_bot(&connect, plan, Arc::new(Ruleset::default_rules())).await
-            })
-        })
+        .map(|p| tokio::spawn(common::bot(&connect, SECRET, "fleet-1", p, u64::from(p))))
         .collect();
     let mut added = vec![next_call(&mut calls).await, next_call(&mut calls).await];
     added.sort_by_key(|c| format!("{c:?}"));

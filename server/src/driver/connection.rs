@@ -77,6 +77,9 @@ pub async fn run(incoming: quinn::Incoming, host: Arc<Host>, peer: PeerId) {
             return;
         }
     };
+    if super::watcher::is_webtransport(&conn) {
+        return super::watcher::run(conn, host, peer).await;
+    }
     let (send, mut recv) = match tokio::time::timeout(HELLO_TIMEOUT, conn.accept_bi()).await {
         Ok(Ok(s)) => s,
         _ => {

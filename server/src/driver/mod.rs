@@ -12,6 +12,7 @@ pub mod registry;
 mod sim_pool;
 mod udp;
 pub mod view;
+pub mod watcher;
 pub mod webhook;
 
 pub use clock::Clock;

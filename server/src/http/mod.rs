@@ -1,5 +1,5 @@
 //! The server's HTTP side (axum): metrics and health on `--metrics`, the admin API on
-//! `--admin`. Both only read the driver's state or hand it requests; no lockstep rule here.
+//! `--admin` (and beside it, outside its bearer check, the watch page `/watch/<match>`). Both only read the driver's state or hand it requests; no lockstep rule here.
 
 mod admin;
 mod health;
@@ -41,7 +41,8 @@ pub async fn serve_admin(
     host: Arc<Host>,
     token: AdminToken,
 ) -> Result<SocketAddr> {
-    let bound = serve(addr, "admin", admin_router(host, token)).await?;
-    tracing::info!(addr = %bound, "admin API on /v1");
+    let router = admin_router(host.clone(), token).merge(crate::watch::page::router(host));
+    let bound = serve(addr, "admin", router).await?;
+    tracing::info!(addr = %bound, "admin API on /v1, the watch page on /watch/<match>");
     Ok(bound)
 }

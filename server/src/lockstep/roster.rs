@@ -42,9 +42,9 @@ impl Match {
             .collect()
     }
 
-    /// Connections in the match: (players, spectators).
+    /// Connections in the match: (players, spectators and browsers watching).
     pub fn connected(&self) -> (usize, usize) {
         let players = self.peers.values().filter(|p| p.player().is_some()).count();
-        (players, self.peers.len() - players)
+        (players, self.peers.len() - players + self.watchers.len())
     }
 }

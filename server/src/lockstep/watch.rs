@@ -65,8 +65,9 @@ impl Match {
         let to: Vec<PeerId> = self.watchers.iter().copied().collect();
         let (world, _) = self.shown();
         let view = frame::turn(world, self.slots.len(), turn);
-        let resources =
-            (turn % frame::RESOURCES_EVERY_TURNS == 0).then(|| frame::resources(world, turn));
+        let resources = turn
+            .is_multiple_of(frame::RESOURCES_EVERY_TURNS)
+            .then(|| frame::resources(world, turn));
         if let Some(r) = resources {
             self.view_to(to.clone(), r);
         }

@@ -146,7 +146,7 @@ pub fn resources(world: &World, turn: u64) -> Vec<u8> {
 }
 
 /// The state after `turn`: each player's unit count, every unit (owner, kind, position) and
-/// every building (owner, complete, its footprint's corner and size).
+/// every building (owner, complete, the first tile it covers and its size in tiles).
 pub fn turn(world: &World, players: usize, turn: u64) -> Vec<u8> {
     let state = world.state();
     let mut w = Writer::new(TURN);
@@ -173,8 +173,8 @@ pub fn turn(world: &World, players: usize, turn: u64) -> Vec<u8> {
         let f = &b.footprint;
         w.u8(b.owner)
             .u8(u8::from(b.complete))
-            .u16(clamp_u16(i64::from(f.min.x)))
-            .u16(clamp_u16(i64::from(f.min.y)))
+            .u16(clamp_u16(i64::from(f.origin.x) + i64::from(f.min.x)))
+            .u16(clamp_u16(i64::from(f.origin.y) + i64::from(f.min.y)))
             .u8(clamp_u8(i64::from(f.width())))
             .u8(clamp_u8(i64::from(f.height())));
     }
