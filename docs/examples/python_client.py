@@ -58,7 +58,7 @@ def server_message(p):
         cfg['players'] = r.vec(lambda: (r.u8(), r.str(), r.u8()))
         cfg['tick_ms'], cfg['turn_ticks'], cfg['input_delay'] = r.var(), r.var(), r.var()
         role = r.var(); player = r.u8() if role == 0 else None
-        out = ('JoinAccepted', cfg, role, player, r.var(), r.var(), r.u8())
+        out = ('JoinAccepted', cfg, role, player, r.var(), r.var(), r.u8(), r.var())
     elif idx == 1:
         out = ('TurnBundle', r.var(), r.opt(r.var), r.vec(lambda: (r.u8(), r.var())),
                r.vec(lambda: (r.u8(), read_command(r))), r.opt(lambda: r.raw(32).hex()))
@@ -84,7 +84,7 @@ async def main():
         if hashlib.sha256(der).hexdigest() != fingerprint:
             sys.exit('the server certificate does not have the expected fingerprint')
         reader, writer = await conn.create_stream()
-        hello = varint(0) + varint(3) + bytes.fromhex(ruleset_hex) + string(token) + string('py')
+        hello = varint(0) + varint(4) + bytes.fromhex(ruleset_hex) + string(token) + string('py')
         writer.write(frame(hello))
         sent_cmd = False
         while True:

@@ -265,6 +265,10 @@ fn the_limits_table_has_the_codes_values() {
         (&["MAX_FRAME_BYTES"], &[MAX_FRAME_BYTES as u64]),
         (&["MAX_PLAYERS"], &[MAX_PLAYERS as u64]),
         (&["MAX_SPECTATORS"], &[MAX_SPECTATORS as u64]),
+        (
+            &["MAX_SPECTATOR_DELAY_SECS"],
+            &[MAX_SPECTATOR_DELAY_SECS.into()],
+        ),
         (&["MAX_NAME_BYTES"], &[MAX_NAME_BYTES as u64]),
         (&["MAX_TOKEN_BYTES"], &[MAX_TOKEN_BYTES as u64]),
         (&["MAX_MATCH_ID_BYTES"], &[MAX_MATCH_ID_BYTES as u64]),

@@ -60,7 +60,7 @@ fn exchange() -> String {
             .unwrap(),
         ),
         (
-            "server → client: JoinAccepted (player 0, next turn 0, input delay 2, no snapshot)",
+            "server → client: JoinAccepted (player 0, next turn 0, input delay 2, no snapshot, no spectator delay)",
             encode_frame(&ServerMessage::JoinAccepted(JoinAccepted {
                 config,
                 role: Role::Player(0),
