@@ -338,6 +338,13 @@ fn place_round(
     let waiting_at = walked_to
         .filter(|&p| gap(p) > range && gap(p) <= range + room * Fx::from_num(K_WAITING_RINGS));
     let mut outside = range.max(Fx::ZERO) + radius - K_INSIDE;
+    // Every place at its range taken, a shooter looks nearer in, a body's width at a time, for
+    // open ground still within its range (Cohort's choice, the orders issue's "a firing place in
+    // range": a trebuchet whose range line ran through a block of its own idle infantry waited
+    // out of range while the lane between the line and the target stood empty).
+    if let Some(p) = nearer_in(view, i, tbox, outside, room, &taken, &clear) {
+        return Some((p, false));
+    }
     for ring in 0..=K_WAITING_RINGS {
         let waits = ring > 0;
         if let Some(p) = waiting_at.filter(|_| waits) {
@@ -363,6 +370,72 @@ fn place_round(
         outside += room;
     }
     None
+}
+
+/// A place for unit `i` to fight `tbox` from nearer in than its range line (`outside` from the
+/// box): on the rings a body's width (`room`) at a time further in, down to the box's edge, on
+/// the side it comes from first, clear of `taken` and of the bodies `clear` keeps it from, and
+/// with nobody standing on the straight way there ([`way_open`]: a place behind those already
+/// shooting is none to walk to). `None` when none is free, or the unit fights hand to hand (its
+/// range line is the edge).
+fn nearer_in(
+    view: View<'_>,
+    i: usize,
+    tbox: &Bounds,
+    outside: Fx,
+    room: Fx,
+    taken: &[Vec2],
+    clear: &impl Fn(Vec2) -> bool,
+) -> Option<Vec2> {
+    let u = &view.state.units[i];
+    let radius = view.rules.radius_of(u.kind);
+    let key = view.key_of(u);
+    let region = region_here(view.regions, view.grid(), key, u.position.tile());
+    let edge = radius - K_INSIDE;
+    let mut inner = outside - room;
+    while inner >= edge {
+        let approach = Approach {
+            ground: *tbox,
+            from: u.position,
+            outside: inner,
+            room,
+            taken,
+            own_face_only: false,
+        };
+        let stands =
+            |p: Vec2| clear(p) && stands_in(view, key, region, p, radius) && way_open(view, i, p);
+        if let Spot::Found(p) = find_standing_spot(&approach, stands) {
+            return Some(p);
+        }
+        inner -= room;
+    }
+    None
+}
+
+/// Whether unit `i` can walk straight to `p` past everyone standing: no standing body lies
+/// nearer the line than the keep-apart allowance of their two radii.
+fn way_open(view: View<'_>, i: usize, p: Vec2) -> bool {
+    let u = &view.state.units[i];
+    let (at, radius) = (u.position, view.rules.radius_of(u.kind));
+    let line = p - at;
+    let along = line.dot(line);
+    let half = Vec2::new((p.x - at.x).abs() / 2, (p.y - at.y).abs() / 2);
+    let middle = Vec2::new((at.x + p.x) / 2, (at.y + p.y) / 2);
+    let widest = view.nav.survey.widest();
+    let reach = half + Vec2::new(radius + widest, radius + widest);
+    view.nav.survey.near_box(middle, reach).all(|b| {
+        if b.moving || b.entity == u.id {
+            return true;
+        }
+        let t = if along == Fx::ZERO {
+            Fx::ZERO
+        } else {
+            ((b.middle - at).dot(line) / along).clamp(Fx::ZERO, fx(1))
+        };
+        let apart = (radius + b.radius) * super::survey::K_KEEP_APART;
+        let a = i128::from(apart.to_bits());
+        squared(at + line * t - b.middle) >= a * a
+    })
 }
 
 /// Lays a far chaser's bends off to the side when it is one of a group of [`K_LANE_GROUP`] or

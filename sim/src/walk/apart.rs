@@ -10,7 +10,7 @@ use crate::astar::{middle_clear, tested_radius};
 use crate::grid::{Grid, Keyed};
 use crate::id::EntityId;
 use crate::nav::{Body, Near, Survey};
-use crate::position::{fx, fx_ratio, squared, tile_of, Fx, Tile, Vec2};
+use crate::position::{fx, squared, tile_of, Fx, Tile, Vec2};
 
 /// The tile a coordinate falls on.
 trait TileX {
@@ -23,8 +23,9 @@ impl TileX for Fx {
     }
 }
 
-/// A walker keeps at least this share of its and another body's radii together between them.
-pub const K_KEEP_APART: Fx = fx_ratio(3, 4);
+/// A walker keeps at least this share of its and another body's radii together between them
+/// (filed with the bodies, [`crate::nav::survey`], so the planners below the walk read it too).
+pub use crate::nav::survey::K_KEEP_APART;
 
 /// The walker and what it walks over, for one step.
 pub struct Stepper<'a> {

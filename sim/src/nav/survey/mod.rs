@@ -14,6 +14,10 @@ use crate::nav::View;
 use crate::position::{fx_ratio, Fx, Tile, Vec2};
 pub use near::Near;
 
+/// A walker keeps at least this share of its and another body's radii together between them
+/// (spec: "Keeping apart"; the walk's own rule, `crate::walk::apart`).
+pub const K_KEEP_APART: Fx = fx_ratio(3, 4);
+
 /// One unit's body as filed at the start of the tick.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Body {
