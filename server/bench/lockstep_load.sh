@@ -22,7 +22,23 @@
 # end by themselves after TURNS turns (`--max-turns`) and the bots play until then, so a
 # client counted as dropped was dropped while the match was being played.
 # LOAD_BOT_ARGS adds flags to `cohort bot` (e.g. "--handshakes 400").
+# Pinning (issue 37): the server runs on the CPUs LOAD_SERVER_CPUS (default 0) and the bots on
+# LOAD_BOT_CPUS (default 1), each through `taskset -c`, so the server's figures are its own
+# core's and the bots (standing in for clients on other machines) never take it; the server's
+# sim pool then has one thread (it sizes itself to the CPUs it may run on). LOAD_PIN=0 runs
+# both unpinned, as before. Other processes on the machine are not kept off either core: the
+# JSON's `others_cpu_percent_of_one_core` says what they took.
+# `server/bench/lockstep_load.sh sweep [PLAYERS] [TURNS]`: the capacity sweep, `sim` mode at
+# 1, 2, 4, 6 and 8 matches (LOAD_SWEEP_MATCHES to choose), one JSON object per line.
 set -euo pipefail
+if [ "${1:-}" = sweep ]; then
+  cd "$(git rev-parse --show-toplevel)"
+  [ "${LOAD_BUILD:-1}" = 0 ] || cargo build --release -q -p cohort-server -p cohort-client
+  for n in ${LOAD_SWEEP_MATCHES:-1 2 4 6 8}; do
+    LOAD_BUILD=0 "$0" "$n" "${2:-8}" "${3:-300}" sim | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)))'
+  done
+  exit 0
+fi
 MATCHES=${1:-50}
 PLAYERS=${2:-8}
 TURNS=${3:-300}
@@ -34,11 +50,16 @@ case "$MODE" in
        bot_nice=${LOAD_BOT_NICE:-19} ;;
   *) echo "MODE is ack or sim, not $MODE" >&2; exit 2 ;;
 esac
+if [ "${LOAD_PIN:-1}" = 0 ]; then
+  server_pin=(); bot_pin=()
+else
+  server_pin=(taskset -c "${LOAD_SERVER_CPUS:-0}"); bot_pin=(taskset -c "${LOAD_BOT_CPUS:-1}")
+fi
 cd "$(git rev-parse --show-toplevel)"
 [ "${LOAD_BUILD:-1}" = 0 ] || cargo build --release -q -p cohort-server -p cohort-client
 out=${LOAD_OUT:-$(mktemp -d)}; mkdir -p "$out"
 trap 'kill $pid 2>/dev/null || true; kill $sampler 2>/dev/null || true' EXIT
-target/release/cohort-server --listen 127.0.0.1:0 --matches "$MATCHES" --players "$PLAYERS" \
+"${server_pin[@]}" target/release/cohort-server --listen 127.0.0.1:0 --matches "$MATCHES" --players "$PLAYERS" \
   --secret bench --tokens-file "$out/tokens.json" --stats-file "$out/stats.json" \
   --replay-dir "$out/replays" --report-dir "$out/reports" "${server_mode[@]}" \
   >"$out/server.out" 2>"$out/server.err" &
@@ -63,7 +84,7 @@ machine_before=$(machine_ticks); server_before=$(server_ticks)
 udp_drops() { awk '/^Udp:/ && $2 ~ /^[0-9]+$/ {print $6}' /proc/net/snmp; }
 drops_before=$(udp_drops)
 start=$(date +%s.%N)
-timeout $((60 + TURNS)) nice -n "$bot_nice" /usr/bin/time -f "%U %S" -o "$out/bot.time" \
+timeout $((60 + TURNS)) "${bot_pin[@]}" nice -n "$bot_nice" /usr/bin/time -f "%U %S" -o "$out/bot.time" \
   target/release/cohort bot --server "$addr" --fingerprint "$fp" --token "$tokens" \
   --clients $((MATCHES * PLAYERS)) "${bot_mode[@]}" ${LOAD_BOT_ARGS:-} \
   >"$out/bots.jsonl" 2>"$out/bots.err" || true
@@ -77,10 +98,11 @@ wait "$pid" || true
 wait "$sampler" || true
 python3 - "$out" "$MATCHES" "$PLAYERS" "$TURNS" "$start" "$end" "$(getconf CLK_TCK)" \
   "$load_before" "$load_after" "$((drops_after - drops_before))" "$MODE" "${LOAD_ARMY:-200}" "$bot_nice" \
-  "$((machine_after - machine_before))" "$((server_after - server_before))" <<'PY'
+  "$((machine_after - machine_before))" "$((server_after - server_before))" \
+  "${server_pin[2]:-all}" "${bot_pin[2]:-all}" <<'PY'
 import json, sys
 (out, matches, players, turns, start, end, hz, load_before, load_after, drops, mode, army, bot_nice,
- machine_ticks, server_ticks) = sys.argv[1:]
+ machine_ticks, server_ticks, server_cpus, bot_cpus) = sys.argv[1:]
 matches, players, turns, hz = int(matches), int(players), int(turns), int(hz)
 seconds = float(end) - float(start)
 stats = json.load(open(f"{out}/stats.json"))
@@ -102,6 +124,7 @@ others = (int(machine_ticks) - int(server_ticks)) / hz - (bot_cpu_s or 0)
 others_cpu = round(100 * max(others, 0) / seconds, 1)
 print(json.dumps({
     "command": f"server/bench/lockstep_load.sh {matches} {players} {turns} {mode}",
+    "server_cpus": server_cpus, "bot_cpus": bot_cpus,
     "mode": mode,
     # From the configuration (`--army`): the armies are exactly this big (sim/src/map/armies.rs).
     "units_per_match": players * int(army) if mode == "sim" else None,
@@ -126,6 +149,9 @@ print(json.dumps({
     # something only when this is not 0.
     "hashes_compared_by_server": stats["hashes_compared"],
     "desyncs": stats["desyncs"], "dropped": stats["dropped"],
+    # How far the server's sim fell behind its turn clocks (issue 37), the worst match.
+    "sim_behind_max_turns": max((m["stats"].get("sim_behind_max", 0) for m in stats["matches"]), default=None),
+    "sim_failures": sum(1 for m in stats["matches"] if m.get("sim_panicked")),
     "connections": stats["connections"],
     "bots_reporting": len(bots),
     "bots_failed": sum(1 for b in bots if b.get("error")),

@@ -136,6 +136,7 @@ fn a_bot_match_of_twenty_minutes_of_game_time_records_a_replay_that_verifies() {
                     Action::Report(_) => reports += 1,
                     Action::View { .. } => unreachable!("no browser watches"),
                     Action::Ended(e) => ended = Some(e),
+                    Action::SimFailed { turn } => panic!("the server's sim failed at turn {turn}"),
                 }
             }
             for b in &mut bots {

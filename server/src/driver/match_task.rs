@@ -1,16 +1,14 @@
 //! One match's task: feeds its `Match` inputs and timeouts, carries out its actions, keeps
 //! its view and metrics current, and hands its summary on when it ends.
 
+use super::disk::{Disk, Queued};
 use super::view::{reason_name, EndSummary, MatchView};
 use super::{metrics, Clock, Host, MatchInput, Outgoing, PlayerChange, SimPool};
-use crate::lockstep::{Action, Event, Match, Observed, PeerId};
+use crate::lockstep::{Action, Event, Match, Observed, PeerId, SimDone};
 use cohort_protocol::message::EndReason;
-use cohort_protocol::replay::ReplayWriter;
-use cohort_protocol::report::encode_report;
 use cohort_sim::Ruleset;
 use serde::Serialize;
 use std::collections::{BTreeMap, VecDeque};
-use std::fs::File;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -23,6 +21,8 @@ pub(crate) struct Kit {
     pub rules: Arc<Ruleset>,
     files: Files,
     sims: SimPool,
+    /// The writer of every match's files.
+    pub disk: Disk,
     clock: Clock,
     shutdown: watch::Receiver<bool>,
     pub max_matches: usize,
@@ -38,6 +38,7 @@ impl Kit {
     pub fn new(
         rules: Arc<Ruleset>,
         files: Files,
+        disk: Disk,
         shutdown: watch::Receiver<bool>,
         max_matches: usize,
         token_ttl_secs: u64,
@@ -45,6 +46,7 @@ impl Kit {
         Kit {
             rules,
             files,
+            disk,
             sims: SimPool::per_core(),
             clock: Clock::start(),
             shutdown,
@@ -99,9 +101,11 @@ pub struct MatchSummary {
     pub replay: Option<PathBuf>,
     pub reports: Vec<PathBuf>,
     pub stats: crate::lockstep::MatchStats,
-    /// The server's sim panicked and the match was abandoned: its figures went with it, so
-    /// `stats` and the lateness figures are zeros that were never measured.
+    /// The server's sim panicked and the match was abandoned (`end` is none); its figures are
+    /// as measured up to then.
     pub sim_panicked: bool,
+    /// The turn the server's sim failed at, when it did.
+    pub sim_failed_turn: Option<u64>,
     /// How late turns closed after their deadline, in microseconds.
     pub close_lateness_us_p50: u32,
     pub close_lateness_us_p99: u32,
@@ -140,11 +144,16 @@ impl Outbox {
 
 struct Driver {
     outs: BTreeMap<PeerId, Outbox>,
-    replay: Option<ReplayWriter<File>>,
+    disk: Disk,
+    /// The match's replay, as handed to the disk writer; none if its start was dropped.
     replay_path: Option<PathBuf>,
+    /// A record of the replay was dropped (the disk queue was full): the replay stops there.
+    replay_stopped: bool,
     reports: Vec<PathBuf>,
     files: Files,
     end: Option<EndReason>,
+    /// The turn the match's sim failed at ([`Action::SimFailed`]).
+    sim_failed: Option<u64>,
     /// What the outboxes said (full, drained, gone), for the match.
     told_by_outboxes: Vec<Event>,
     host: Arc<Host>,
@@ -250,26 +259,17 @@ impl Driver {
                 Action::ReplayStart(header) => {
                     let name = format!("{}-{}.cohort-replay", m.id(), super::unix_now());
                     let path = self.files.replay_dir.join(name);
-                    match File::create(&path)
-                        .map_err(cohort_protocol::replay::ReplayError::from)
-                        .and_then(|f| ReplayWriter::start(f, &header))
-                    {
-                        Ok(w) => {
-                            tracing::info!(match_id = %m.id(), path = %path.display(), "replay started");
-                            self.replay = Some(w);
-                            self.replay_path = Some(path);
-                        }
-                        Err(e) => {
-                            tracing::error!(match_id = %m.id(), path = %path.display(), error = %e, "cannot write the replay")
-                        }
+                    if self.disk.replay_start(path.clone(), header) == Queued::Yes {
+                        self.replay_path = Some(path);
                     }
                 }
                 Action::ReplayRecord(record) => {
                     self.host.metrics.turns.inc();
-                    if let Some(w) = &mut self.replay {
-                        if let Err(e) = w.append(&record) {
-                            tracing::error!(match_id = %m.id(), turn = record.bundle.turn, error = %e, "replay write failed; replay stopped");
-                            self.replay = None;
+                    if let (Some(path), false) = (&self.replay_path, self.replay_stopped) {
+                        let turn = record.bundle.turn;
+                        if self.disk.replay_record(path.clone(), record) == Queued::Dropped {
+                            tracing::error!(match_id = %m.id(), turn, "the disk queue is full; replay stopped before this turn");
+                            self.replay_stopped = true;
                         }
                     }
                 }
@@ -282,20 +282,15 @@ impl Driver {
                         super::unix_now()
                     );
                     let path = self.files.report_dir.join(name);
-                    let written = encode_report(&report)
-                        .map_err(std::io::Error::other)
-                        .and_then(|bytes| std::fs::write(&path, bytes));
-                    match written {
-                        Ok(()) => {
-                            tracing::warn!(match_id = %m.id(), turn = report.turn, path = %path.display(), "desync report written");
-                            self.reports.push(path);
-                        }
-                        Err(e) => {
-                            tracing::error!(match_id = %m.id(), error = %e, "cannot write the desync report")
-                        }
+                    if self.disk.report(path.clone(), report) == Queued::Yes {
+                        self.reports.push(path);
                     }
                 }
                 Action::Ended(reason) => self.end = Some(reason),
+                Action::SimFailed { turn } => {
+                    self.host.metrics.sim_failures.inc();
+                    self.sim_failed = Some(turn);
+                }
             }
         }
     }
@@ -320,6 +315,8 @@ struct Told {
     dropped: u64,
     rejoins: u64,
     hashes_compared: u64,
+    /// The sim's lag last told.
+    sim_behind: Option<u64>,
     /// Which slots were connected.
     connected: Vec<bool>,
 }
@@ -341,6 +338,10 @@ impl Driver {
             .hashes_compared
             .inc_by(s.hashes_compared - self.told.hashes_compared);
         self.told.hashes_compared = s.hashes_compared;
+        if self.told.sim_behind != Some(m.sim_behind()) {
+            self.told.sim_behind = Some(m.sim_behind());
+            metrics.match_sim_behind(m.id(), m.sim_behind());
+        }
         let key = (
             m.phase(),
             m.is_paused(),
@@ -390,7 +391,7 @@ impl Driver {
         &mut self,
         mut last: MatchView,
         turns: u64,
-        sim_panicked: bool,
+        sim_failed_turn: Option<u64>,
         view: &watch::Sender<MatchView>,
     ) {
         for p in &mut last.players {
@@ -407,7 +408,8 @@ impl Driver {
             ended_at: super::unix_now(),
             players: last.players.clone(),
             desyncs: last.desyncs,
-            sim_panicked,
+            sim_panicked: sim_failed_turn.is_some(),
+            sim_failed_turn,
             replay: self.replay_path.clone(),
             reports: self.reports.clone(),
         };
@@ -434,12 +436,8 @@ impl Driver {
     }
 }
 
-/// The server's sim over the closed turns, timed (the time goes to the metrics).
-fn simulate_timed(m: &mut (Match, Duration)) {
-    let begun = std::time::Instant::now();
-    m.0.simulate();
-    m.1 = begun.elapsed();
-}
+/// A sim job out on the sim pool: its result and how long it took, or an error if it panicked.
+type JobOut = oneshot::Receiver<(SimDone, Duration)>;
 
 /// Runs a match until it ends.
 pub(super) async fn run(
@@ -453,11 +451,13 @@ pub(super) async fn run(
     let mut shutdown = kit.shutdown.clone();
     let mut d = Driver {
         outs: BTreeMap::new(),
-        replay: None,
+        disk: kit.disk.clone(),
         replay_path: None,
+        replay_stopped: false,
         reports: Vec::new(),
         files: kit.files.clone(),
         end: None,
+        sim_failed: None,
         told_by_outboxes: Vec::new(),
         host: host.clone(),
         told: Told::default(),
@@ -466,6 +466,8 @@ pub(super) async fn run(
     let mut shutting_down = false;
     // The alarm set on the clock thread for the match's next deadline, and that deadline.
     let mut alarm: Option<(std::time::Instant, oneshot::Receiver<()>)> = None;
+    // The match's sim job on the sim pool: the match goes on while it runs (`lockstep::sim_job`).
+    let mut job: Option<JobOut> = None;
     // A shutdown already under way when the match was set up.
     if *shutdown.borrow() {
         m.handle(Instant::now().into_std(), Event::Shutdown);
@@ -509,6 +511,17 @@ pub(super) async fn run(
                 d.settle(&mut m);
                 m.handle_timeout(Instant::now().into_std());
             }
+            done = sim_back(&mut job) => {
+                job = None;
+                let now = Instant::now().into_std();
+                match done {
+                    Ok((done, took)) => {
+                        host.metrics.sim_time.observe(metrics::seconds(took));
+                        m.sim_done(now, done);
+                    }
+                    Err(_) => m.sim_failed(now),
+                }
+            }
             changed = shutdown.changed(), if !shutting_down => {
                 shutting_down = true;
                 if changed.is_err() || *shutdown.borrow() {
@@ -516,45 +529,30 @@ pub(super) async fn run(
                 }
             }
         }
-        // Frames first (the turn's bundle goes out on time), then the sim, on a sim thread:
-        // this task waits for it, but the runtime's threads stay free for the other matches'
-        // clocks and for the network.
+        // Frames first (the turn's bundle goes out on time), then the closed turns' sim goes to
+        // a sim thread as a job: the match goes on without waiting for it.
         d.carry_out(&mut m);
-        if m.has_unrun() {
-            match kit.sims.run((m, Duration::ZERO), simulate_timed).await {
-                Some((back, took)) => {
-                    m = back;
-                    host.metrics.sim_time.observe(metrics::seconds(took));
-                }
-                None => {
-                    tracing::error!(match_id = %d.match_id, "the match's sim panicked; match abandoned");
-                    let last = view.borrow().clone();
-                    let turns = last.turn;
-                    d.ended(last, turns, true, &view);
-                    return MatchSummary {
-                        match_id: d.match_id.clone(),
-                        end: None,
-                        replay: d.replay_path,
-                        reports: d.reports,
-                        close_lateness_us_p50: 0,
-                        close_lateness_us_p99: 0,
-                        close_lateness_us_max: 0,
-                        stats: crate::lockstep::MatchStats::default(),
-                        sim_panicked: true,
-                        lateness_us: Vec::new(),
-                    };
-                }
+        if job.is_none() {
+            if let Some(j) = m.sim_job() {
+                job = Some(kit.sims.submit(move || {
+                    let begun = std::time::Instant::now();
+                    let done = j.run();
+                    (done, begun.elapsed())
+                }));
             }
-            d.carry_out(&mut m);
         }
         d.settle(&mut m);
         if !summed_up {
             d.refresh(&mut m, &view, created_at);
         }
-        if d.end.is_some() && !summed_up {
+        if (d.end.is_some() || d.sim_failed.is_some()) && !summed_up {
             summed_up = true;
-            d.ended(MatchView::of(&m, created_at), m.turns_run(), false, &view);
+            let turns = m.turns_run();
+            d.ended(MatchView::of(&m, created_at), turns, d.sim_failed, &view);
         }
+    }
+    if let Some(path) = &d.replay_path {
+        d.disk.replay_end(path.clone());
     }
     let mut lateness = m.stats().close_lateness_us.clone();
     lateness.sort_unstable();
@@ -567,8 +565,19 @@ pub(super) async fn run(
         close_lateness_us_p99: percentile(&lateness, 99),
         close_lateness_us_max: lateness.last().copied().unwrap_or(0),
         stats: m.stats().clone(),
-        sim_panicked: false,
+        sim_panicked: d.sim_failed.is_some(),
+        sim_failed_turn: d.sim_failed,
         lateness_us: lateness,
+    }
+}
+
+/// Resolves when the sim job comes back (never without one).
+async fn sim_back(
+    job: &mut Option<JobOut>,
+) -> Result<(SimDone, Duration), oneshot::error::RecvError> {
+    match job {
+        Some(rx) => rx.await,
+        None => std::future::pending().await,
     }
 }
 

@@ -60,6 +60,14 @@ pub struct Metrics {
     pub send_jitter: Histogram,
     pub round_trip: Histogram,
     pub sim_time: Histogram,
+    /// Match files' writes dropped because the disk queue was full (`disk`).
+    pub disk_writes_dropped: Counter,
+    /// Match files' writes the disk refused.
+    pub disk_write_failures: Counter,
+    /// Matches whose sim failed (a sim job panicked).
+    pub sim_failures: Counter,
+    /// A live match's turns closed and not yet run by the server's sim.
+    pub match_sim_behind: Family<MatchLabel, Gauge>,
     pub match_turn: Family<MatchLabel, Gauge>,
     pub match_players: Family<MatchLabel, Gauge>,
 }
@@ -98,6 +106,10 @@ impl Metrics {
             send_jitter: histogram(SEND_JITTER_BUCKETS),
             round_trip: histogram(ROUND_TRIP_BUCKETS),
             sim_time: histogram(SIM_TIME_BUCKETS),
+            sim_failures: Counter::default(),
+            disk_writes_dropped: Counter::default(),
+            disk_write_failures: Counter::default(),
+            match_sim_behind: Family::default(),
             match_turn: Family::default(),
             match_players: Family::default(),
             registry: Registry::default(),
@@ -182,6 +194,26 @@ impl Metrics {
             m.sim_time.clone(),
         );
         r.register(
+            "disk_writes_dropped",
+            "Replay records and reports dropped because the disk queue was full",
+            m.disk_writes_dropped.clone(),
+        );
+        r.register(
+            "disk_write_failures",
+            "Replay and report writes the disk refused",
+            m.disk_write_failures.clone(),
+        );
+        r.register(
+            "sim_failures",
+            "Matches ended because the server's sim failed (panicked)",
+            m.sim_failures.clone(),
+        );
+        r.register(
+            "match_sim_behind_turns",
+            "A live match's turns closed and not yet run by the server's sim",
+            m.match_sim_behind.clone(),
+        );
+        r.register(
             "match_turn",
             "A live match's open turn",
             m.match_turn.clone(),
@@ -223,6 +255,16 @@ impl Metrics {
             .set(i64::try_from(players).unwrap_or(i64::MAX));
     }
 
+    /// A live match's sim lag, in turns.
+    pub fn match_sim_behind(&self, match_id: &str, turns: u64) {
+        let label = MatchLabel {
+            match_id: match_id.to_string(),
+        };
+        self.match_sim_behind
+            .get_or_create(&label)
+            .set(i64::try_from(turns).unwrap_or(i64::MAX));
+    }
+
     /// Forgets an ended match's series (keeps the labels bounded).
     pub fn match_gone(&self, match_id: &str) {
         let label = MatchLabel {
@@ -230,6 +272,7 @@ impl Metrics {
         };
         self.match_turn.remove(&label);
         self.match_players.remove(&label);
+        self.match_sim_behind.remove(&label);
     }
 }
 

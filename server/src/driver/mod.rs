@@ -5,6 +5,7 @@
 
 mod clock;
 mod connection;
+pub mod disk;
 mod lateness;
 mod match_task;
 pub mod metrics;
@@ -309,6 +310,10 @@ pub async fn serve(
             )
         })
         .transpose()?;
+    let disk = disk::Disk::start(disk::DiskCounters {
+        dropped: metrics.disk_writes_dropped.clone(),
+        failed: metrics.disk_write_failures.clone(),
+    });
     let host = Arc::new(Host {
         secret,
         metrics,
@@ -320,6 +325,7 @@ pub async fn serve(
                 replay_dir: config.replay_dir.clone(),
                 report_dir: config.report_dir.clone(),
             },
+            disk,
             shutdown.clone(),
             config.max_matches,
             config.token_ttl_secs,
@@ -386,6 +392,8 @@ pub async fn serve(
     host.accepting.store(false, Ordering::Relaxed);
     tracing::info!("shutting down: finishing turns, flushing replays");
     let matches = host.kit.finish().await;
+    // Every replay record and report queued is on disk before the server says it is done.
+    host.kit.disk.flush().await;
     // Let the last frames (MatchEnded) reach the clients, and the last summaries the webhook.
     let webhook_done = async {
         if let Some(w) = &host.webhook {

@@ -41,17 +41,32 @@ impl SimPool {
         SimPool::start(std::thread::available_parallelism().map_or(2, |n| n.get()))
     }
 
+    /// Runs `f` on a sim thread; its result comes on the receiver. The receiver's error (the
+    /// sender dropped) means `f` panicked, or the pool is gone; the thread lives on.
+    pub fn submit<T: Send + 'static>(
+        &self,
+        f: impl FnOnce() -> T + Send + 'static,
+    ) -> oneshot::Receiver<T> {
+        let (tx, rx) = oneshot::channel();
+        let job: Job = Box::new(move || {
+            if let Ok(v) = catch_unwind(AssertUnwindSafe(f)) {
+                let _ = tx.send(v);
+            }
+        });
+        // A pool whose threads are gone drops the job, and with it the sender.
+        let _ = self.jobs.send(job);
+        rx
+    }
+
     /// Runs `f(value)` on a sim thread and gives the value back. `None` if `f` panicked (the
     /// value is lost; the thread lives on).
     pub async fn run<T: Send + 'static>(&self, mut value: T, f: fn(&mut T)) -> Option<T> {
-        let (tx, rx) = oneshot::channel();
-        let job: Job = Box::new(move || {
-            if catch_unwind(AssertUnwindSafe(|| f(&mut value))).is_ok() {
-                let _ = tx.send(value);
-            }
-        });
-        self.jobs.send(job).ok()?;
-        rx.await.ok()
+        self.submit(move || {
+            f(&mut value);
+            value
+        })
+        .await
+        .ok()
     }
 }
 

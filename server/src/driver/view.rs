@@ -106,9 +106,11 @@ pub struct EndSummary {
     pub ended_at: u64,
     pub players: Vec<PlayerView>,
     pub desyncs: u64,
-    /// The server's sim panicked (reason `abandoned`): the match could not go on, and the
-    /// figures above are the last the match showed before it.
+    /// The server's sim panicked (reason `abandoned`): the match could not go on; the figures
+    /// above are as measured up to then.
     pub sim_panicked: bool,
+    /// The turn the server's sim failed at (reason `abandoned`), when it did.
+    pub sim_failed_turn: Option<u64>,
     pub replay: Option<PathBuf>,
     pub reports: Vec<PathBuf>,
 }

@@ -81,13 +81,19 @@ impl Match {
                 }
             }
         }
-        // Mid-match, the joiner starts from the state after every closed turn (a spectator of
-        // a delayed match: after every turn released to spectators).
-        self.simulate();
+        // Mid-match, the joiner starts from the state the server's sim is at (a spectator of a
+        // delayed match: the delayed world's), and is sent at once the closed (released) turns
+        // that sim has not run yet: it never waits for the sim (`sim_job`).
         let running = self.phase != Phase::Lobby;
-        let (next_turn, input_delay) = match (&self.delayed, role) {
-            (Some(d), Role::Spectator) => (d.released, d.input_delay),
-            _ => (self.next_turn, self.delay.current()),
+        let (next_turn, input_delay, unrun) = match (&self.delayed, role) {
+            (Some(d), Role::Spectator) => {
+                (d.run_to(), d.input_delay, d.unrun.iter().cloned().collect())
+            }
+            _ => (
+                self.turns_run,
+                self.delay_run,
+                self.unrun.iter().cloned().collect::<Vec<_>>(),
+            ),
         };
         // A snapshot is the state after a turn: before turn 0 has closed (been released) there
         // is none to send, and the joiner starts from the configuration's world like everyone
@@ -103,11 +109,22 @@ impl Match {
         };
         self.send(peer, ServerMessage::JoinAccepted(accepted));
         if snapshot_follows {
+            // Events wait for the worlds while a sim job has them: they are home here.
             let snapshot = match (&self.delayed, role) {
-                (Some(d), Role::Spectator) => d.world.snapshot(),
-                _ => self.world.snapshot(),
+                (Some(d), Role::Spectator) => d.world.as_ref().map(|w| w.snapshot()),
+                _ => self.world.as_ref().map(|w| w.snapshot()),
             };
-            self.send_snapshot(peer, &snapshot, next_turn - 1);
+            match snapshot {
+                Some(s) => self.send_snapshot(peer, &s, next_turn - 1),
+                None => {
+                    tracing::error!(match_id = %self.id(), peer, "a join handled without its world");
+                    self.refuse_and_close(peer, ErrorCode::Internal, "the server is busy");
+                    return;
+                }
+            }
+        }
+        for bundle in unrun {
+            self.send(peer, ServerMessage::TurnBundle(bundle));
         }
         self.peers.insert(
             peer,

@@ -1,8 +1,9 @@
 //! The lockstep `Match`: a sans-IO state machine (DESIGN.md, "Lockstep"). The caller feeds it
 //! what happened ([`Match::handle`]) and the time ([`Match::handle_timeout`] when
-//! [`Match::poll_timeout`] is due), runs the closed turns' sim ([`Match::simulate`]), and
-//! carries out what it asks ([`Match::poll_action`]). No sockets, no timers, no files: every
-//! lockstep rule lives here and is tested with a fake clock.
+//! [`Match::poll_timeout`] is due), runs the closed turns' sim as a job the match lends its
+//! world to ([`Match::sim_job`], [`Match::sim_done`]: `sim_job`) while the match goes on, and
+//! carries out what it asks ([`Match::poll_action`]). No sockets, no timers, no threads, no
+//! files: every lockstep rule lives here and is tested with a fake clock.
 //!
 //! The server is the clock: turn T closes at `epoch + (T + 1) × turn` whoever has spoken;
 //! a late command goes to the open turn and its sender is told (`Rescheduled`); who plays
@@ -17,6 +18,7 @@ mod peer;
 mod rate;
 mod record_log;
 mod roster;
+mod sim_job;
 mod spectate;
 mod turns;
 mod watch;
@@ -31,6 +33,7 @@ pub use peer::Peer;
 pub use rate::TokenBucket;
 pub use record_log::RecordLog;
 pub use roster::SlotView;
+pub use sim_job::{SimDone, SimJob, MAX_WAITING_FOR_WORLD, SIM_BEHIND_WARN_TURNS};
 
 use cohort_protocol::limits::{MAX_CHAT_BYTES, RATE_STRIKES};
 use cohort_protocol::message::{
@@ -162,8 +165,14 @@ pub enum Action {
     ReplayRecord(TurnRecord),
     /// Write a desync report.
     Report(Box<DesyncReport>),
-    /// The match is over; no more actions will come.
+    /// The match is over; every closed turn has been run and recorded. No more actions will
+    /// come (but for a delayed match's spectators watching on, [`Match::draining`]).
     Ended(EndReason),
+    /// The server's sim failed running `turn` (a job panicked, [`Match::sim_failed`]): the
+    /// match is over, everyone in it told and closed. No more actions will come.
+    SimFailed {
+        turn: u64,
+    },
 }
 
 /// What the match measured or refused, for the driver's metrics (never a rule: the match
@@ -220,14 +229,33 @@ pub struct MatchStats {
     pub taken_over: u64,
     pub refused_messages: u64,
     pub peak_peers: usize,
+    /// The most turns closed and not yet run by the server's sim, after any turn closed
+    /// ([`Match::sim_behind`]).
+    pub sim_behind_max: u64,
+    /// Times the sim fell more than [`SIM_BEHIND_WARN_TURNS`] behind (each warned once).
+    pub sim_behind_warnings: u64,
 }
 
 /// One match's lockstep.
 pub struct Match {
     settings: Settings,
     rules: Arc<Ruleset>,
-    /// The state after `turns_run` turns.
-    world: World,
+    /// The state after `turns_run` turns; none while a sim job has it ([`Match::sim_job`]).
+    world: Option<World>,
+    /// A sim job is out.
+    sim_out: bool,
+    /// The input delay in force for the last turn run (what a joiner starting from the
+    /// world is told).
+    delay_run: u32,
+    /// The turn a sim job failed at ([`Match::sim_failed`]).
+    sim_failed_at: Option<u64>,
+    /// The sim is past [`SIM_BEHIND_WARN_TURNS`] behind and was warned about.
+    sim_behind_warned: bool,
+    /// Events waiting for the world to come home (`sim_job`), in arrival order.
+    waiting: VecDeque<Event>,
+    /// The match has ended for its players; [`Action::Ended`] waits for the sim to have run
+    /// every closed turn.
+    ending: Option<EndReason>,
     turns_run: u64,
     phase: Phase,
     /// The open turn: the next to close.
@@ -293,7 +321,13 @@ impl Match {
             watchers: BTreeSet::new(),
             rules,
             checkpoints: VecDeque::from([(0, world.snapshot())]),
-            world,
+            world: Some(world),
+            sim_out: false,
+            delay_run: settings.config.input_delay,
+            sim_failed_at: None,
+            sim_behind_warned: false,
+            waiting: VecDeque::new(),
+            ending: None,
             turns_run: 0,
             phase: Phase::Lobby,
             next_turn: 0,
@@ -370,8 +404,9 @@ impl Match {
         self.delay.current()
     }
 
-    pub fn world(&self) -> &World {
-        &self.world
+    /// The state after [`Match::turns_run`] turns; none while a sim job has it.
+    pub fn world(&self) -> Option<&World> {
+        self.world.as_ref()
     }
 
     pub fn stats(&self) -> &MatchStats {
@@ -402,6 +437,10 @@ impl Match {
     /// Takes one event.
     pub fn handle(&mut self, now: Instant, event: Event) {
         self.now = now;
+        if self.waits_for_world(&event) {
+            self.wait_for_world(event);
+            return;
+        }
         if self.phase == Phase::Ended {
             match event {
                 Event::Join { peer, .. } => {
@@ -526,7 +565,7 @@ impl Match {
         }
     }
 
-    /// Whether closed turns wait for the server's sim ([`Match::simulate`]), its own or the
+    /// Whether closed turns wait for the server's sim ([`Match::sim_job`]), its own or the
     /// delayed world's.
     pub fn has_unrun(&self) -> bool {
         !self.unrun.is_empty() || self.delayed.as_ref().is_some_and(|d| d.has_unrun())
@@ -607,12 +646,12 @@ impl Match {
         self.end(reason);
     }
 
-    /// Ends the match: everything closed is run and recorded, everyone is told and closed.
+    /// Ends the match: everyone is told and closed; once everything closed is run and
+    /// recorded, the driver is told ([`Match::end_when_run`]).
     fn end(&mut self, reason: EndReason) {
         if self.phase == Phase::Ended {
             return;
         }
-        self.simulate();
         let last_turn = self.next_turn.saturating_sub(1);
         tracing::info!(match_id = %self.id(), turn = last_turn, ?reason, "match ended");
         self.broadcast(ServerMessage::MatchEnded(MatchEnded { last_turn, reason }));
@@ -627,6 +666,7 @@ impl Match {
             self.peers.remove(&peer);
         }
         self.phase = Phase::Ended;
-        self.actions.push_back(Action::Ended(reason));
+        self.ending = Some(reason);
+        self.end_when_run();
     }
 }

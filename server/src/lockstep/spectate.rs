@@ -17,7 +17,6 @@
 
 use super::{Action, Match, PeerId, Phase};
 use cohort_protocol::message::{EndReason, MatchEnded, Role, ServerMessage, TurnBundle};
-use cohort_protocol::setup::run_bundle_hashed;
 use cohort_sim::World;
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -44,9 +43,9 @@ pub(super) struct Delayed {
     /// The input delay in force for the last bundle released (what a joining spectator is told).
     pub input_delay: u32,
     /// Released bundles the delayed world has not run yet.
-    unrun: VecDeque<TurnBundle>,
-    /// The state after turn `released - 1`, once [`Match::simulate`] has run `unrun`.
-    pub world: World,
+    pub unrun: VecDeque<TurnBundle>,
+    /// The state after turn `run_to() - 1`; none while a sim job has it (`sim_job`).
+    pub world: Option<World>,
     /// The match has ended for its players; spectators are being released the rest.
     pub draining: bool,
 }
@@ -65,7 +64,7 @@ impl Delayed {
             released: 0,
             input_delay,
             unrun: VecDeque::new(),
-            world,
+            world: Some(world),
             draining: false,
         }
     }
@@ -77,6 +76,11 @@ impl Delayed {
 
     pub fn has_unrun(&self) -> bool {
         !self.unrun.is_empty()
+    }
+
+    /// Turns the delayed world has run (when home): those released but for the unrun.
+    pub fn run_to(&self) -> u64 {
+        self.released - self.unrun.len() as u64
     }
 
     /// The frames due once `closed` turns have closed, in order; each bundle among them is
@@ -154,27 +158,6 @@ impl Match {
                 message,
                 due: None,
             });
-        }
-    }
-
-    /// Runs the released turns in the delayed world; its hash after each must be the server's
-    /// own after that turn (a mismatch would be a bug in the server, logged at `error`).
-    pub(super) fn simulate_delayed(&mut self) {
-        let turn_ticks = self.settings.config.turn_ticks;
-        let Some(d) = &mut self.delayed else {
-            return;
-        };
-        let mut ran = Vec::new();
-        while let Some(bundle) = d.unrun.pop_front() {
-            run_bundle_hashed(&mut d.world, &bundle, turn_ticks);
-            let hash = d.world.hash();
-            if self.hashes.get(bundle.turn as usize) != Some(&hash) {
-                tracing::error!(match_id = %self.settings.config.match_id, turn = bundle.turn, "the delayed world differs from the match's own");
-            }
-            ran.push(bundle.turn);
-        }
-        for turn in ran {
-            self.show_watchers(turn);
         }
     }
 

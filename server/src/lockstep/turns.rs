@@ -5,13 +5,11 @@ use super::{Action, Match, PeerId};
 use cohort_protocol::codec::encode_message;
 use cohort_protocol::limits::{
     LAG_DROP_TURNS, LAG_WARN_TURNS, MAX_COMMANDS_PER_MESSAGE, MAX_COMMANDS_PER_TURN,
-    MAX_COMMAND_BYTES, MAX_COMMAND_BYTES_PER_TURN, MAX_TURNS_AHEAD, TICK_HASH_TURNS,
+    MAX_COMMAND_BYTES, MAX_COMMAND_BYTES_PER_TURN, MAX_TURNS_AHEAD,
 };
 use cohort_protocol::message::{
     Commands, EndReason, ErrorCode, Membership, Rescheduled, Role, ServerMessage, TurnBundle,
 };
-use cohort_protocol::replay::TurnRecord;
-use cohort_protocol::setup::run_bundle_hashed;
 use cohort_sim::{Command, PlayerCommand, StateHash};
 use std::time::Instant;
 
@@ -155,10 +153,9 @@ impl Match {
         }
     }
 
-    /// Closes the open turn: its bundle goes to everyone; the server runs it in
-    /// [`Match::simulate`].
+    /// Closes the open turn: its bundle goes to everyone; the server's sim runs it in a job
+    /// (`sim_job`), whenever that comes.
     pub(super) fn close_turn(&mut self) {
-        self.simulate();
         let turn = self.next_turn;
         let worst_rtt = self
             .peers
@@ -195,6 +192,7 @@ impl Match {
         self.unrun.push_back(bundle);
         self.next_turn += 1;
         self.stats.turns_closed += 1;
+        self.note_sim_behind();
         self.release_spectators(self.next_turn);
         self.check_lag();
         if self
@@ -206,48 +204,6 @@ impl Match {
         }
     }
 
-    /// Runs every closed turn the server's sim has not run: hashes it (and each of its ticks,
-    /// kept for [`TICK_HASH_TURNS`] turns), records it, and compares the clients' hashes that
-    /// were waiting for it.
-    pub fn simulate(&mut self) {
-        let turn_ticks = self.settings.config.turn_ticks;
-        while let Some(bundle) = self.unrun.pop_front() {
-            let ticks = run_bundle_hashed(&mut self.world, &bundle, turn_ticks);
-            let hash = self.world.hash();
-            let turn = bundle.turn;
-            self.hashes.push(hash);
-            self.tick_hashes.push_back((turn, ticks));
-            while self.tick_hashes.len() as u64 > TICK_HASH_TURNS {
-                self.tick_hashes.pop_front();
-            }
-            self.turns_run += 1;
-            let record = TurnRecord { bundle, hash };
-            if let Err(e) = self.records.push(&record) {
-                // Not reachable with the bounded commands of a turn; the file replay still
-                // gets the record, only re-simulating past this turn is lost.
-                tracing::error!(match_id = %self.id(), turn, error = %e, "turn record not kept");
-            }
-            self.actions.push_back(Action::ReplayRecord(record));
-            if self.turns_run.is_multiple_of(CHECKPOINT_TURNS) {
-                if self.checkpoints.len() > CHECKPOINTS_KEPT {
-                    // Keep the start (index 0) for re-simulating from the beginning.
-                    self.checkpoints.remove(1);
-                }
-                self.checkpoints
-                    .push_back((self.turns_run, self.world.snapshot()));
-            }
-            for (peer, h) in self.early_hashes.remove(&turn).unwrap_or_default() {
-                if self.peers.contains_key(&peer) {
-                    self.compare(peer, turn, h, hash);
-                }
-            }
-            if self.delayed.is_none() {
-                self.show_watchers(turn);
-            }
-        }
-        self.simulate_delayed();
-    }
-
     /// Turns before this one have been sent to `peer`: the open turn, or for a spectator of a
     /// delayed match the turns released.
     fn sent_to(&self, peer: PeerId) -> u64 {
@@ -257,7 +213,7 @@ impl Match {
         }
     }
 
-    fn compare(&mut self, peer: PeerId, turn: u64, theirs: StateHash, ours: StateHash) {
+    pub(super) fn compare(&mut self, peer: PeerId, turn: u64, theirs: StateHash, ours: StateHash) {
         self.stats.hashes_compared += 1;
         if theirs != ours {
             self.desync_found(peer, turn, theirs, ours);

@@ -12,11 +12,12 @@ use cohort_sim::World;
 use std::sync::Arc;
 
 impl Match {
-    /// The world spectators are at, and the last turn run in it (none before turn 0).
-    fn shown(&self) -> (&World, Option<u64>) {
+    /// The world spectators are at, and the last turn run in it (none before turn 0); none
+    /// while a sim job has it.
+    fn shown(&self) -> Option<(&World, Option<u64>)> {
         match &self.delayed {
-            Some(d) => (&d.world, d.released.checked_sub(1)),
-            None => (&self.world, self.turns_run.checked_sub(1)),
+            Some(d) => Some((d.world.as_ref()?, d.run_to().checked_sub(1))),
+            None => Some((self.world.as_ref()?, self.turns_run.checked_sub(1))),
         }
     }
 
@@ -36,9 +37,13 @@ impl Match {
             self.actions.push_back(Action::Close { peer });
             return;
         }
-        self.simulate();
         let delay = self.settings.spectator_delay_secs;
-        let (world, turn) = self.shown();
+        // Events wait for the world while a sim job has it (`sim_job`): it is home here.
+        let Some((world, turn)) = self.shown() else {
+            tracing::error!(match_id = %self.id(), peer, "a watch handled without its world");
+            self.actions.push_back(Action::Close { peer });
+            return;
+        };
         let mut frames = vec![frame::intro(
             &self.settings.config,
             world,
@@ -56,22 +61,17 @@ impl Match {
         tracing::info!(match_id = %self.id(), peer, turn = ?turn, "watching in a browser");
     }
 
-    /// Every watcher is sent the view after `turn`, now that the world spectators are at has
-    /// run it (and the resources every [`frame::RESOURCES_EVERY_TURNS`] turns).
-    pub(super) fn show_watchers(&mut self, turn: u64) {
+    /// Every watcher is sent the views of a turn the world spectators are at has run (made by
+    /// the sim job from the world after it: the turn, and the resources every
+    /// [`frame::RESOURCES_EVERY_TURNS`] turns).
+    pub(super) fn show_watchers(&mut self, views: Vec<Vec<u8>>) {
         if self.watchers.is_empty() {
             return;
         }
         let to: Vec<PeerId> = self.watchers.iter().copied().collect();
-        let (world, _) = self.shown();
-        let view = frame::turn(world, self.slots.len(), turn);
-        let resources = turn
-            .is_multiple_of(frame::RESOURCES_EVERY_TURNS)
-            .then(|| frame::resources(world, turn));
-        if let Some(r) = resources {
-            self.view_to(to.clone(), r);
+        for v in views {
+            self.view_to(to.clone(), v);
         }
-        self.view_to(to, view);
     }
 
     /// A watcher's outbox is full or its session gone: it is closed and forgotten.

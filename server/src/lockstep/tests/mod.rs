@@ -4,6 +4,7 @@ mod control;
 mod desync;
 mod lag;
 mod membership;
+mod sim_job;
 mod spectate;
 mod turns;
 
@@ -37,6 +38,9 @@ struct Harness {
     replay_started: bool,
     reports: Vec<DesyncReport>,
     ended: Option<EndReason>,
+    sim_failed: Option<u64>,
+    /// Runs the sim after every step (off: the test holds its jobs, `sim_job`).
+    auto_sim: bool,
 }
 
 fn settings(players: u8) -> (Settings, Arc<Ruleset>) {
@@ -69,6 +73,8 @@ impl Harness {
             replay_started: false,
             reports: Vec::new(),
             ended: None,
+            sim_failed: None,
+            auto_sim: true,
         }
     }
 
@@ -104,13 +110,16 @@ impl Harness {
                 Action::ReplayRecord(r) => self.replay.push(r),
                 Action::Report(r) => self.reports.push(*r),
                 Action::Ended(r) => self.ended = Some(r),
+                Action::SimFailed { turn } => self.sim_failed = Some(turn),
             }
         }
     }
 
     fn event(&mut self, e: Event) {
         self.m.handle(self.now, e);
-        self.m.simulate();
+        if self.auto_sim {
+            self.m.simulate();
+        }
         self.drain();
     }
 
@@ -137,7 +146,9 @@ impl Harness {
             );
             self.now = t.max(self.now);
             self.m.handle_timeout(self.now);
-            self.m.simulate();
+            if self.auto_sim {
+                self.m.simulate();
+            }
             self.drain();
         }
         self.now = end;
@@ -183,6 +194,7 @@ impl Harness {
     fn unit_of(&self, player: u8) -> EntityId {
         self.m
             .world()
+            .expect("the world is home between steps")
             .state()
             .units
             .iter()
