@@ -296,6 +296,18 @@ impl Driver {
     }
 }
 
+impl Driver {
+    /// The match is over: its replay is closed, and once its files are on disk (every write
+    /// queued before, `disk`), its summary may name them. Waits without holding a runtime
+    /// thread; a stalled disk delays this summary, no match's turns.
+    async fn files_done(&mut self) {
+        if let Some(path) = &self.replay_path {
+            self.disk.replay_end(path.clone());
+        }
+        self.disk.flush().await;
+    }
+}
+
 /// What a view depends on: phase, paused, open turn, connections, desyncs, drops, rejoins.
 type ViewKey = (
     crate::lockstep::Phase,
@@ -547,12 +559,10 @@ pub(super) async fn run(
         }
         if (d.end.is_some() || d.sim_failed.is_some()) && !summed_up {
             summed_up = true;
+            d.files_done().await;
             let turns = m.turns_run();
             d.ended(MatchView::of(&m, created_at), turns, d.sim_failed, &view);
         }
-    }
-    if let Some(path) = &d.replay_path {
-        d.disk.replay_end(path.clone());
     }
     let mut lateness = m.stats().close_lateness_us.clone();
     lateness.sort_unstable();
