@@ -4,7 +4,7 @@
 use super::disk::{Disk, Queued};
 use super::view::{reason_name, EndSummary, MatchView};
 use super::{metrics, Clock, Host, MatchInput, Outgoing, PlayerChange, SimPool};
-use crate::lockstep::{Action, Event, Match, Observed, PeerId, SimDone};
+use crate::lockstep::{Action, Event, Match, Observed, PeerId, ReportDone, SimDone};
 use cohort_protocol::message::EndReason;
 use cohort_sim::Ruleset;
 use serde::Serialize;
@@ -451,6 +451,9 @@ impl Driver {
 /// A sim job out on the sim pool: its result and how long it took, or an error if it panicked.
 type JobOut = oneshot::Receiver<(SimDone, Duration)>;
 
+/// A desync report's job out on the sim pool (`lockstep::report_job`).
+type ReportOut = oneshot::Receiver<ReportDone>;
+
 /// Runs a match until it ends.
 pub(super) async fn run(
     mut m: Match,
@@ -480,6 +483,7 @@ pub(super) async fn run(
     let mut alarm: Option<(std::time::Instant, oneshot::Receiver<()>)> = None;
     // The match's sim job on the sim pool: the match goes on while it runs (`lockstep::sim_job`).
     let mut job: Option<JobOut> = None;
+    let mut report: Option<ReportOut> = None;
     // A shutdown already under way when the match was set up.
     if *shutdown.borrow() {
         m.handle(Instant::now().into_std(), Event::Shutdown);
@@ -523,7 +527,7 @@ pub(super) async fn run(
                 d.settle(&mut m);
                 m.handle_timeout(Instant::now().into_std());
             }
-            done = sim_back(&mut job) => {
+            done = back(&mut job) => {
                 job = None;
                 let now = Instant::now().into_std();
                 match done {
@@ -532,6 +536,14 @@ pub(super) async fn run(
                         m.sim_done(now, done);
                     }
                     Err(_) => m.sim_failed(now),
+                }
+            }
+            done = back(&mut report) => {
+                report = None;
+                let now = Instant::now().into_std();
+                match done {
+                    Ok(done) => m.report_done(now, done),
+                    Err(_) => m.report_failed(now),
                 }
             }
             changed = shutdown.changed(), if !shutting_down => {
@@ -551,6 +563,11 @@ pub(super) async fn run(
                     let done = j.run();
                     (done, begun.elapsed())
                 }));
+            }
+        }
+        if report.is_none() {
+            if let Some(r) = m.report_job() {
+                report = Some(kit.sims.submit(move || r.run()));
             }
         }
         d.settle(&mut m);
@@ -581,10 +598,8 @@ pub(super) async fn run(
     }
 }
 
-/// Resolves when the sim job comes back (never without one).
-async fn sim_back(
-    job: &mut Option<JobOut>,
-) -> Result<(SimDone, Duration), oneshot::error::RecvError> {
+/// Resolves when the job comes back (never without one).
+async fn back<T>(job: &mut Option<oneshot::Receiver<T>>) -> Result<T, oneshot::error::RecvError> {
     match job {
         Some(rx) => rx.await,
         None => std::future::pending().await,

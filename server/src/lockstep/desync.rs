@@ -2,20 +2,15 @@
 //! is sent the server's tick hashes of the failing turn and asked for its evidence of it (its
 //! tick hashes, its states at the turn's start, after its first tick that differs and after
 //! the turn); a report is written (docs/FILES.md) with the replay so far, every peer's hash at
-//! the failing turn, both sides' tick hashes and states; the match goes on or stops as
-//! configured.
+//! the failing turn, both sides' tick hashes and states, made in a job apart from the match
+//! (`report_job`); the match goes on or stops as configured.
 
-use super::{Action, Match, OnDesync, PeerId, Phase};
-use cohort_protocol::codec::decode_evidence;
+use super::{Match, OnDesync, PeerId, Phase};
 use cohort_protocol::limits::{MAX_CHAT_BYTES, MAX_SNAPSHOT_BYTES, SNAPSHOT_CHUNK_BYTES};
 use cohort_protocol::message::{
     DesyncNotice, EndReason, ErrorCode, Role, ServerMessage, SnapshotChunk,
 };
-use cohort_protocol::replay::ReplayHeader;
-use cohort_protocol::report::{ClientSide, DesyncReport, PeerHash, StateView};
-use cohort_protocol::setup::run_bundle;
-use cohort_sim::world::Snapshot;
-use cohort_sim::{PlayerId, StateHash, World};
+use cohort_sim::{PlayerId, StateHash};
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
@@ -41,7 +36,7 @@ pub(super) struct DesyncState {
     /// Players known to have diverged (told once).
     diverged: BTreeSet<PlayerId>,
     pending: Option<PendingReport>,
-    reports: u32,
+    pub reports: u32,
 }
 
 impl DesyncState {
@@ -157,11 +152,7 @@ impl Match {
         if p.chunks.iter().all(Option::is_some) {
             let p = self.desync.pending.take().expect("pending");
             let bytes: Vec<u8> = p.chunks.iter().flatten().flatten().copied().collect();
-            let client = self.client_side(peer, p.turn, &bytes);
-            if client.is_none() {
-                self.refuse(peer, ErrorCode::BadSnapshot, "the snapshot did not load");
-            }
-            self.write_report(p.turn, p.diverged, client);
+            self.write_report(p.turn, p.diverged, Some((peer, bytes)));
         }
     }
 
@@ -191,93 +182,6 @@ impl Match {
         if let Some(p) = self.desync.pending.take() {
             tracing::warn!(match_id = %self.id(), turn = p.turn, "no snapshot from the diverging client; report without it");
             self.write_report(p.turn, p.diverged, None);
-        }
-    }
-
-    /// The diverging client's side from its evidence's bytes. Its state after the turn must
-    /// load; a start or tick state that does not is left out, with a note.
-    fn client_side(&mut self, peer: PeerId, turn: u64, bytes: &[u8]) -> Option<ClientSide> {
-        let evidence = decode_evidence(bytes).ok()?;
-        if turn >= self.turns_run {
-            return None;
-        }
-        let world = World::from_snapshot(self.rules.clone(), evidence.end).ok()?;
-        let mut notes = evidence.notes;
-        let mut loads = |snapshot: Option<Snapshot>, what: &str| {
-            let snapshot = snapshot?;
-            match World::from_snapshot(self.rules.clone(), snapshot.clone()) {
-                Ok(_) => Some(snapshot),
-                Err(e) => {
-                    notes.push(format!(
-                        "the server could not load the client's {what}: {e}"
-                    ));
-                    None
-                }
-            }
-        };
-        let start = loads(evidence.start, "state at the turn's start");
-        let at_tick = loads(evidence.at_tick, "state at its first differing tick");
-        let p = self.peers.get(&peer)?;
-        Some(ClientSide {
-            player: p.player()?,
-            name: p.name.clone(),
-            view: StateView::of(&world, turn),
-            tick_hashes: evidence.tick_hashes,
-            start,
-            at_tick,
-            notes,
-        })
-    }
-
-    /// The server's world after `turn`, re-simulated from the nearest checkpoint.
-    pub fn world_after(&self, turn: u64) -> Option<World> {
-        let runs = turn + 1;
-        if runs > self.turns_run {
-            return None;
-        }
-        let (from, snap) = self.checkpoints.iter().rev().find(|(n, _)| *n <= runs)?;
-        let mut world = World::from_snapshot(self.rules.clone(), snap.clone()).ok()?;
-        for r in self.records.records(*from as usize..runs as usize)? {
-            run_bundle(&mut world, &r.bundle, self.settings.config.turn_ticks);
-        }
-        Some(world)
-    }
-
-    fn write_report(&mut self, turn: u64, diverged: Vec<PlayerId>, client: Option<ClientSide>) {
-        let Some(server) = self.world_after(turn) else {
-            tracing::error!(match_id = %self.id(), turn, "could not re-simulate to the failing turn");
-            return;
-        };
-        let peer_hashes = self
-            .peers
-            .values()
-            .filter_map(|p| {
-                Some(PeerHash {
-                    player: p.player()?,
-                    name: p.name.clone(),
-                    hash: p.hash_at(turn),
-                })
-            })
-            .collect();
-        let report = DesyncReport {
-            header: ReplayHeader {
-                config: self.settings.config.clone(),
-                writer: self.settings.writer.clone(),
-            },
-            turn,
-            diverged,
-            peer_hashes,
-            records: self.records.all().unwrap_or_default(),
-            server: StateView::of(&server, turn),
-            server_tick_hashes: self.tick_hashes_of(turn).unwrap_or_default().to_vec(),
-            client,
-        };
-        self.desync.reports += 1;
-        self.stats.reports += 1;
-        tracing::info!(match_id = %self.id(), turn, with_client = report.client.is_some(), "desync report ready");
-        self.actions.push_back(Action::Report(Box::new(report)));
-        if self.phase == Phase::Stopping {
-            self.end(EndReason::Desync);
         }
     }
 }

@@ -17,6 +17,7 @@ mod outbox;
 mod peer;
 mod rate;
 mod record_log;
+mod report_job;
 mod roster;
 mod sim_job;
 mod spectate;
@@ -32,6 +33,7 @@ pub use outbox::OUTBOX_FULL_DROP_MS;
 pub use peer::Peer;
 pub use rate::TokenBucket;
 pub use record_log::RecordLog;
+pub use report_job::{ReportDone, ReportJob};
 pub use roster::SlotView;
 pub use sim_job::{SimDone, SimJob, MAX_WAITING_FOR_WORLD, SIM_BEHIND_WARN_TURNS};
 
@@ -256,6 +258,9 @@ pub struct Match {
     /// The match has ended for its players; [`Action::Ended`] waits for the sim to have run
     /// every closed turn.
     ending: Option<EndReason>,
+    /// Desync reports waiting to be made (`report_job`), and how many are being made.
+    report_jobs: VecDeque<ReportJob>,
+    reports_out: usize,
     turns_run: u64,
     phase: Phase,
     /// The open turn: the next to close.
@@ -328,6 +333,8 @@ impl Match {
             sim_behind_warned: false,
             waiting: VecDeque::new(),
             ending: None,
+            report_jobs: VecDeque::new(),
+            reports_out: 0,
             turns_run: 0,
             phase: Phase::Lobby,
             next_turn: 0,

@@ -319,12 +319,20 @@ impl Match {
         self.actions.push_back(Action::SimFailed { turn });
     }
 
-    /// Runs every outstanding job in place, until the sim has run every closed turn.
+    /// Runs every outstanding job in place, until the sim has run every closed turn and every
+    /// desync report is made (`report_job`).
     pub fn simulate(&mut self) {
-        while let Some(job) = self.sim_job() {
-            let done = job.run();
+        loop {
             let now = self.now;
-            self.sim_done(now, done);
+            if let Some(job) = self.sim_job() {
+                let done = job.run();
+                self.sim_done(now, done);
+            } else if let Some(job) = self.report_job() {
+                let done = job.run();
+                self.report_done(now, done);
+            } else {
+                return;
+            }
         }
     }
 
@@ -372,10 +380,10 @@ impl Match {
         self.actions.push_back(Action::Close { peer });
     }
 
-    /// Once the match has ended for its players and every closed turn is run and recorded,
-    /// the driver is told ([`Action::Ended`]).
+    /// Once the match has ended for its players and every closed turn is run and recorded
+    /// (and every desync report made, `report_job`), the driver is told ([`Action::Ended`]).
     pub(super) fn end_when_run(&mut self) {
-        if self.sim_out || !self.unrun.is_empty() {
+        if self.sim_out || !self.unrun.is_empty() || self.reports_pending() {
             return;
         }
         if let Some(reason) = self.ending.take() {

@@ -249,3 +249,33 @@ fn a_failed_sim_ends_its_match_saying_at_which_turn_and_another_plays_on() {
     assert_eq!(other.m.turns_run(), 5);
     assert!(other.m.stats().close_lateness_us.iter().all(|&l| l == 0));
 }
+
+#[test]
+fn a_desync_report_is_made_in_a_job_while_turns_close() {
+    let mut h = Harness::started(2);
+    h.turns(3);
+    let good = h.m.hash_after(1).unwrap();
+    let mut bad = good;
+    bad.0[0] ^= 1;
+    h.send(2, ClientMessage::TurnHash(TurnHash { turn: 1, hash: bad }));
+    h.auto_sim = false;
+    h.send(
+        2,
+        ClientMessage::SnapshotUnavailable {
+            turn: 1,
+            reason: "kept nothing".into(),
+        },
+    );
+    let job = h.m.report_job().expect("the report is a job");
+    h.bundles(1);
+    h.turns(4);
+    assert_eq!(h.bundles(1).len(), 4, "turns close while it is made");
+    assert!(h.m.stats().close_lateness_us.iter().all(|&l| l == 0));
+    assert!(h.reports.is_empty());
+    h.m.report_done(h.now, job.run());
+    h.drain();
+    assert_eq!(h.reports.len(), 1);
+    let r = &h.reports[0];
+    assert_eq!((r.turn, r.server.hash), (1, good));
+    assert!(r.client.is_none());
+}
