@@ -216,37 +216,12 @@ fn write_all(rx: mpsc::Receiver<Write>, gate: Option<Gate>, failed: Counter) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lockstep::{Action, Event, Match, Settings};
-    use cohort_protocol::limits::PROTOCOL_VERSION;
-    use cohort_protocol::message::{Hello, Role};
+    use crate::driver::running_test_match as running;
+    use crate::lockstep::{Action, Match};
     use cohort_protocol::replay::read_replay;
-    use cohort_protocol::MatchConfig;
     use cohort_sim::Ruleset;
     use std::sync::Arc;
     use std::time::Instant;
-
-    /// A running match of two players on the test's clock.
-    fn running(id: &str, rules: &Arc<Ruleset>, now: Instant) -> Match {
-        let config = MatchConfig::standard(id, rules, 2);
-        let mut m = Match::new(Settings::new(config), rules.clone(), now).unwrap();
-        for p in 0..2u8 {
-            let hello = Hello {
-                protocol_version: PROTOCOL_VERSION,
-                ruleset_hash: rules.hash(),
-                token: String::new(),
-                client_name: format!("p{p}"),
-            };
-            m.handle(
-                now,
-                Event::Join {
-                    peer: u64::from(p) + 1,
-                    role: Role::Player(p),
-                    hello,
-                },
-            );
-        }
-        m
-    }
 
     /// Hands a match's file actions to the disk, as the match task does.
     fn carry_out(m: &mut Match, disk: &Disk, dir: &std::path::Path) -> Vec<Queued> {

@@ -446,3 +446,21 @@ async fn all_done(host: &Host) {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
+
+/// A running match of two players at `now`, both joined, for the driver's tests.
+#[cfg(test)]
+pub(crate) fn running_test_match(id: &str, rules: &Arc<Ruleset>, now: std::time::Instant) -> Match {
+    let config = cohort_protocol::MatchConfig::standard(id, rules, 2);
+    let mut m = Match::new(Settings::new(config), rules.clone(), now).expect("a match");
+    for p in 0..2u8 {
+        let hello = Hello {
+            protocol_version: cohort_protocol::limits::PROTOCOL_VERSION,
+            ruleset_hash: rules.hash(),
+            token: String::new(),
+            client_name: format!("p{p}"),
+        };
+        let (peer, role) = (u64::from(p) + 1, Role::Player(p));
+        m.handle(now, crate::lockstep::Event::Join { peer, role, hello });
+    }
+    m
+}

@@ -116,3 +116,58 @@ mod tests {
         assert_eq!(pool.run(1u8, |v| *v += 1).await, Some(2));
     }
 }
+
+#[cfg(test)]
+mod match_tests {
+    use super::*;
+    use crate::driver::running_test_match as running;
+    use crate::lockstep::Action;
+    use cohort_sim::Ruleset;
+    use std::time::Instant;
+
+    /// Two matches on one pool, their jobs on its threads as the match tasks send them; the
+    /// first's job panics at its third turn. It ends saying so; the other plays on.
+    #[tokio::test]
+    async fn a_panicking_sim_ends_its_match_and_the_other_plays_on() {
+        let rules = Arc::new(Ruleset::default_rules());
+        let pool = SimPool::start(1);
+        let t0 = Instant::now();
+        let (mut a, mut b) = (running("a", &rules, t0), running("b", &rules, t0));
+        let mut failed = None;
+        for _ in 0..10 {
+            let now = [a.poll_timeout(), b.poll_timeout()]
+                .into_iter()
+                .flatten()
+                .min()
+                .unwrap();
+            for (m, doomed) in [(&mut a, true), (&mut b, false)] {
+                if m.sim_failed_at().is_some() {
+                    continue;
+                }
+                m.handle_timeout(now);
+                let Some(job) = m.sim_job() else { continue };
+                let third = m.turns_run() == 2;
+                let back = pool
+                    .submit(move || {
+                        assert!(!(doomed && third), "a sim bug");
+                        job.run()
+                    })
+                    .await;
+                match back {
+                    Ok(done) => m.sim_done(now, done),
+                    Err(_) => m.sim_failed(now),
+                }
+                while let Some(action) = m.poll_action() {
+                    if let Action::SimFailed { turn } = action {
+                        failed = Some(turn);
+                    }
+                }
+            }
+        }
+        assert_eq!(failed, Some(2));
+        assert_eq!(a.sim_failed_at(), Some(2));
+        assert_eq!(b.sim_failed_at(), None);
+        assert!(b.turns_run() > a.turns_run(), "the other match played on");
+        assert_eq!(b.turns_run(), b.stats().turns_closed);
+    }
+}
