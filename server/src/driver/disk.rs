@@ -46,6 +46,12 @@ enum Write {
     },
     /// Answers once every write queued before it is done.
     Flush(std::sync::mpsc::SyncSender<()>),
+    /// Answers, once every write queued before it is done, which of these files could not be
+    /// written at all (a replay that could not start, a report that failed).
+    Failed {
+        paths: Vec<PathBuf>,
+        answer: std::sync::mpsc::SyncSender<Vec<PathBuf>>,
+    },
 }
 
 /// What a write handed over came to.
@@ -142,6 +148,27 @@ impl Disk {
             .await
             .unwrap_or(false)
     }
+
+    /// Waits until every write queued before has been done, without holding a runtime thread,
+    /// and keeps of `paths` those written (a replay that started; a report written whole).
+    /// With the writer gone, none. A match asks once, at its end: the writer forgets the
+    /// failures it answered, so what it keeps does not grow.
+    pub async fn written(&self, paths: Vec<PathBuf>) -> Vec<PathBuf> {
+        let tx = self.tx.clone();
+        let asked = paths.clone();
+        let failed = tokio::task::spawn_blocking(move || {
+            let (answer, rx) = mpsc::sync_channel(1);
+            tx.send(Write::Failed { paths, answer }).ok()?;
+            rx.recv().ok()
+        })
+        .await
+        .ok()
+        .flatten();
+        match failed {
+            Some(failed) => asked.into_iter().filter(|p| !failed.contains(p)).collect(),
+            None => Vec::new(),
+        }
+    }
 }
 
 /// The writer thread: every write in queue order, until every handle is gone.
@@ -150,8 +177,10 @@ fn write_all(rx: mpsc::Receiver<Write>, gate: Option<Gate>, failed: Counter) {
     // dropped from here, and its later records are ignored.
     let mut replays: BTreeMap<PathBuf, ReplayWriter<File>> = BTreeMap::new();
     let mut stopped: std::collections::BTreeSet<PathBuf> = Default::default();
+    // Files that could not be written at all, until their match asks (`Write::Failed`).
+    let mut failed_files: std::collections::BTreeSet<PathBuf> = Default::default();
     while let Ok(w) = rx.recv() {
-        if let (Some(g), false) = (&gate, matches!(w, Write::Flush(_))) {
+        if let (Some(g), false) = (&gate, matches!(w, Write::Flush(_) | Write::Failed { .. })) {
             // A gate whose sender is gone holds nothing: writes go on unheld.
             let _ = g.recv();
         }
@@ -168,6 +197,7 @@ fn write_all(rx: mpsc::Receiver<Write>, gate: Option<Gate>, failed: Counter) {
                     Err(e) => {
                         failed.inc();
                         tracing::error!(path = %path.display(), error = %e, "cannot write the replay");
+                        failed_files.insert(path.clone());
                         stopped.insert(path);
                     }
                 }
@@ -202,12 +232,20 @@ fn write_all(rx: mpsc::Receiver<Write>, gate: Option<Gate>, failed: Counter) {
                     }
                     Err(e) => {
                         failed.inc();
-                        tracing::error!(path = %path.display(), error = %e, "cannot write the desync report")
+                        tracing::error!(path = %path.display(), error = %e, "cannot write the desync report");
+                        failed_files.insert(path);
                     }
                 }
             }
             Write::Flush(done) => {
                 let _ = done.send(());
+            }
+            Write::Failed { paths, answer } => {
+                let failed = paths
+                    .into_iter()
+                    .filter(|p| failed_files.remove(p))
+                    .collect();
+                let _ = answer.send(failed);
             }
         }
     }
@@ -308,6 +346,27 @@ mod tests {
             replay.ignored_bytes, 0,
             "a valid replay of the turns before"
         );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[tokio::test]
+    async fn a_summary_names_only_the_files_written() {
+        let dir = std::env::temp_dir().join(format!("cohort-disk-named-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let rules = Arc::new(Ruleset::default_rules());
+        let disk = Disk::start(DiskCounters::default());
+        let mut m = running("named", &rules, Instant::now());
+        let header = loop {
+            if let Some(Action::ReplayStart(h)) = m.poll_action() {
+                break h;
+            }
+        };
+        let good = dir.join("good.cohort-replay");
+        let bad = dir.join("no-such-folder").join("bad.cohort-replay");
+        assert_eq!(disk.replay_start(good.clone(), header.clone()), Queued::Yes);
+        assert_eq!(disk.replay_start(bad.clone(), header), Queued::Yes);
+        let written = disk.written(vec![good.clone(), bad.clone()]).await;
+        assert_eq!(written, vec![good]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

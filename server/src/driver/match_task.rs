@@ -298,13 +298,22 @@ impl Driver {
 
 impl Driver {
     /// The match is over: its replay is closed, and once its files are on disk (every write
-    /// queued before, `disk`), its summary may name them. Waits without holding a runtime
-    /// thread; a stalled disk delays this summary, no match's turns.
+    /// queued before, `disk`), its summary names those written. Waits without holding a
+    /// runtime thread; a stalled disk delays this summary, no match's turns.
     async fn files_done(&mut self) {
-        if let Some(path) = &self.replay_path {
+        let replay = self.replay_path.take();
+        if let Some(path) = &replay {
             self.disk.replay_end(path.clone());
         }
-        self.disk.flush().await;
+        let mut asked = std::mem::take(&mut self.reports);
+        asked.extend(replay.clone());
+        let mut written = self.disk.written(asked).await;
+        if let Some(path) = replay {
+            if let Some(at) = written.iter().position(|p| *p == path) {
+                self.replay_path = Some(written.remove(at));
+            }
+        }
+        self.reports = written;
     }
 }
 
