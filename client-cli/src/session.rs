@@ -1,7 +1,8 @@
 //! One seat's whole match, as `cohort bot` and `cohort play` (and the end-to-end tests) run it:
 //! connect, join, play; when the connection is lost (the link fails, the server falls silent
-//! for `SERVER_SILENCE_MS`, or it drops this client for lag), connect again with backoff
-//! ([`Reconnect`]) and take the seat back — the server hands it over at once, even while it
+//! for `SERVER_SILENCE_MS` — killed or restarted —, or it drops this client for lag), connect
+//! again with backoff for [`RECONNECT_WINDOW`] ([`Reconnect`]) and take the seat back — from
+//! the same server or from one started again that took the match up again — — the server hands it over at once, even while it
 //! still holds the old connection (docs/PROTOCOL.md, "Seat takeover"). Nothing reconnects after
 //! the match ended, the client left, or the server refused it or gave its seat to another
 //! connection (`Replaced`).
@@ -39,7 +40,13 @@ pub const DEFAULT_HANDSHAKES: u32 = 16;
 
 /// Reconnection tries after a lost connection before the client gives up, unless told
 /// (`--reconnect-attempts`). A try that gets back in and runs a turn starts the count anew.
-pub const RECONNECT_ATTEMPTS: u32 = 6;
+pub const RECONNECT_ATTEMPTS: u32 = 64;
+
+/// How long after losing its connection a client keeps trying to get back, unless told
+/// (`--reconnect-for`): long enough for a server to be restarted and to take its matches up
+/// again (a match taken up again waits `RESUME_GRACE_MS`, 60 s, for its players). A try that
+/// gets back in and runs a turn starts the time anew.
+pub const RECONNECT_WINDOW: Duration = Duration::from_secs(120);
 
 /// The wait before the first reconnection try, unless told (`--reconnect-wait-ms`); doubled
 /// before each later try, up to [`RECONNECT_MAX_WAIT`].
@@ -53,6 +60,8 @@ pub const RECONNECT_MAX_WAIT: Duration = Duration::from_secs(5);
 pub struct Reconnect {
     /// Tries before giving up (0: never reconnect).
     pub attempts: u32,
+    /// No try starts later than this after the connection was lost.
+    pub window: Duration,
     pub first_wait: Duration,
     pub max_wait: Duration,
 }
@@ -61,6 +70,7 @@ impl Default for Reconnect {
     fn default() -> Reconnect {
         Reconnect {
             attempts: RECONNECT_ATTEMPTS,
+            window: RECONNECT_WINDOW,
             first_wait: RECONNECT_FIRST_WAIT,
             max_wait: RECONNECT_MAX_WAIT,
         }
@@ -71,6 +81,7 @@ impl Reconnect {
     /// Never reconnect.
     pub const NEVER: Reconnect = Reconnect {
         attempts: 0,
+        window: Duration::ZERO,
         first_wait: Duration::ZERO,
         max_wait: Duration::ZERO,
     };
@@ -193,8 +204,9 @@ pub async fn play_seat(
             return seat;
         }
     };
-    // Reconnection tries since the seat last ran a turn.
+    // Reconnection tries since the seat last ran a turn, and when they began.
     let mut tries = 0;
+    let mut lost_at: Option<tokio::time::Instant> = None;
     loop {
         let played_before = seat.tally.turns_run > 0;
         let mut restarted = false;
@@ -214,7 +226,9 @@ pub async fn play_seat(
         seat.last_rtt = core.rtt().or(seat.last_rtt);
         if core.tally().turns_run > 0 {
             tries = 0;
+            lost_at = None;
         }
+        let lost_at = *lost_at.get_or_insert_with(tokio::time::Instant::now);
         if restarted {
             seat.error = Some(
                 "the server's match began anew (a restarted server): this match is gone".into(),
@@ -239,6 +253,15 @@ pub async fn play_seat(
                 return seat;
             }
             let wait = pace.reconnect.wait(tries);
+            let window = pace.reconnect.window;
+            if lost_at.elapsed() + wait > window {
+                seat.error = Some(format!(
+                    "{why} (gave up: no way back within {} s, {} reconnection tries)",
+                    window.as_secs(),
+                    tries - 1
+                ));
+                return seat;
+            }
             let notice = Event::Reconnecting {
                 why: why.clone(),
                 attempt: tries,
@@ -268,6 +291,25 @@ pub struct BotPlan {
     pub turns: Option<u64>,
     /// Keep every hash this client computed (tests compare them with the replay's).
     pub keep_hashes: bool,
+}
+
+impl BotPlan {
+    /// A player (or, with a spectator's token, a watcher) that runs the sim, plays until the
+    /// match ends and keeps every hash it computed.
+    pub fn new(token: String, name: &str, brain: Box<dyn Brain>) -> BotPlan {
+        BotPlan {
+            options: ClientOptions {
+                token,
+                name: name.into(),
+                simulate: true,
+                perturb_at_turn: None,
+                perturb_at_tick: None,
+            },
+            brain,
+            turns: None,
+            keep_hashes: true,
+        }
+    }
 }
 
 /// What a bot saw.

@@ -30,6 +30,9 @@
 // The bytes of a tick hash.
 #define COHORT_TICK_HASH_BYTES 16
 
+// The longest time `cohort_client_reconnect_for` accepts, in seconds.
+#define COHORT_MAX_RECONNECT_SECS 3600
+
 // The most ticks one `cohort_world_step` runs: 3,750, a minute of game time at 16 ms a tick.
 #define COHORT_MAX_STEP_TICKS 3750
 
@@ -521,6 +524,22 @@ enum CohortStatus cohort_client_poll(CohortHandle client, struct CohortEvent *ou
 // Errors: `INVALID_HANDLE`. Thread-safe, but it holds the client while it waits: other calls
 // on the same client wait too.
 enum CohortStatus cohort_client_wait(CohortHandle client, uint32_t timeout_ms);
+
+// From now on, a connection this client loses for a passing reason (`CONNECTION_LOST`,
+// `may_rejoin` 1: a link that failed, a server gone silent — killed or restarted) is taken
+// back by the client itself, inside `cohort_client_poll`: a new connection with the same
+// options, the first after 200 ms, each later one after twice the wait before, at most 5 s
+// apart, none later than `seconds` after the loss (what `cohort play` does:
+// docs/PROTOCOL.md, "Reconnecting"). The new connection's events follow the lost one's:
+// `JOINED` (its turn the match's), `SNAPSHOT_LOADED`, `SNAPSHOT_CHECKED`, then turns; a try
+// that fails is a `CONNECTION_LOST` again. A turn run starts the count and the time anew.
+// Nothing is retried after `MATCH_ENDED`, a leave, a refusal or `SERVER_NOT_TRUSTED`.
+// `seconds` 0 (the default of a new client) never reconnects: the caller connects again
+// itself, as before this function.
+//
+// Errors: `INVALID_HANDLE`, `INVALID_ARGUMENT` (`seconds` over `COHORT_MAX_RECONNECT_SECS`,
+// 3600). Thread-safe.
+enum CohortStatus cohort_client_reconnect_for(CohortHandle client, uint32_t seconds);
 
 // Fills `out` with the client's state.
 //

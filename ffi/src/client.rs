@@ -12,10 +12,11 @@
 use crate::error::{fail, CohortStatus, Failure};
 use crate::handles::{insert, remove, with_client, CohortHandle, Object};
 use crate::orders::{commands_of, CohortOrder};
+use crate::reconnect::{Again, COHORT_MAX_RECONNECT_SECS};
 use crate::strings::{copy_cut, opt_str_in, out_ptr, rules_from, str_in, write_out};
 use crate::view::{TurnStart, View};
 use crate::Outcome;
-use cohort_client::core::{ClientCore, ClientOptions, Event, Phase};
+use cohort_client::core::{ClientOptions, Event, Phase};
 use cohort_client::net::ServerAuth;
 use cohort_client::session::Connect;
 use cohort_client::text::{parse_line, Line};
@@ -40,6 +41,8 @@ pub const COHORT_MAX_WAIT_MS: u32 = 10_000;
 pub struct ClientBox {
     client: ThreadedClient,
     turn_start: TurnStart,
+    /// Taking a lost seat back (`cohort_client_reconnect_for`).
+    again: Again,
 }
 
 impl ClientBox {
@@ -54,6 +57,26 @@ impl ClientBox {
             turn_ticks: config.turn_ticks,
             match_id: &config.match_id,
         })
+    }
+
+    /// With reconnecting on, a lost connection due for a try is replaced by a new one (its
+    /// events follow in later polls). Whether it was.
+    fn reconnect_if_due(&mut self) -> bool {
+        if !self
+            .again
+            .try_now(self.client.core(), std::time::Instant::now())
+        {
+            return false;
+        }
+        match self.again.start() {
+            Ok(client) => {
+                self.client = client;
+                self.turn_start = TurnStart::default();
+                true
+            }
+            // No thread or runtime now: the next due try starts again.
+            Err(_) => false,
+        }
     }
 
     /// Hands what arrived to the core, noting where units stood before each turn runs.
@@ -168,26 +191,26 @@ pub unsafe extern "C" fn cohort_client_connect(
             .unwrap_or("localhost")
             .to_string();
         let rules = unsafe { rules_from(o.ruleset_toml, o.ruleset_len) }?;
-        let core = ClientCore::new(
-            ClientOptions {
-                token,
-                name,
-                simulate: true,
-                perturb_at_turn: None,
-                perturb_at_tick: None,
-            },
-            rules,
-        );
+        let options = ClientOptions {
+            token,
+            name,
+            simulate: true,
+            perturb_at_turn: None,
+            perturb_at_tick: None,
+        };
         let connect = Connect {
             server,
             auth,
             server_name,
         };
-        let client = ThreadedClient::start(connect, core)
-            .map_err(|e| Failure::new(CohortStatus::System, format!("{e:#}")))?;
+        let again = Again::new(connect, options, rules);
+        let client = again
+            .start()
+            .map_err(|e| Failure::new(CohortStatus::System, e))?;
         let handle = insert(Object::Client(Box::new(Mutex::new(ClientBox {
             client,
             turn_start: TurnStart::default(),
+            again,
         }))));
         unsafe { write_out(out, handle, "out") }
     })
@@ -489,6 +512,10 @@ pub unsafe extern "C" fn cohort_client_poll(
                     return Ok(e);
                 }
             }
+            // Every event of a lost connection told: a new one, when due.
+            if c.reconnect_if_due() {
+                c.pump();
+            }
             Ok(CohortEvent::of(CohortEventKind::None))
         })?;
         unsafe { write_out(out, event, "out") }
@@ -509,7 +536,44 @@ pub extern "C" fn cohort_client_wait(client: CohortHandle, timeout_ms: u32) -> C
     crate::guard(|| -> Outcome {
         with_client(client, |c| {
             let ms = timeout_ms.min(COHORT_MAX_WAIT_MS);
-            c.client.wait(Duration::from_millis(u64::from(ms)));
+            let timeout = Duration::from_millis(u64::from(ms));
+            match c.again.due() {
+                // A lost connection waiting for its next try: nothing arrives before it.
+                Some(at) => std::thread::sleep(
+                    timeout.min(at.saturating_duration_since(std::time::Instant::now())),
+                ),
+                None => c.client.wait(timeout),
+            }
+            Ok(())
+        })
+    })
+}
+
+/// From now on, a connection this client loses for a passing reason (`CONNECTION_LOST`,
+/// `may_rejoin` 1: a link that failed, a server gone silent — killed or restarted) is taken
+/// back by the client itself, inside `cohort_client_poll`: a new connection with the same
+/// options, the first after 200 ms, each later one after twice the wait before, at most 5 s
+/// apart, none later than `seconds` after the loss (what `cohort play` does:
+/// docs/PROTOCOL.md, "Reconnecting"). The new connection's events follow the lost one's:
+/// `JOINED` (its turn the match's), `SNAPSHOT_LOADED`, `SNAPSHOT_CHECKED`, then turns; a try
+/// that fails is a `CONNECTION_LOST` again. A turn run starts the count and the time anew.
+/// Nothing is retried after `MATCH_ENDED`, a leave, a refusal or `SERVER_NOT_TRUSTED`.
+/// `seconds` 0 (the default of a new client) never reconnects: the caller connects again
+/// itself, as before this function.
+///
+/// Errors: `INVALID_HANDLE`, `INVALID_ARGUMENT` (`seconds` over `COHORT_MAX_RECONNECT_SECS`,
+/// 3600). Thread-safe.
+#[no_mangle]
+pub extern "C" fn cohort_client_reconnect_for(client: CohortHandle, seconds: u32) -> CohortStatus {
+    crate::guard(|| -> Outcome {
+        if seconds > COHORT_MAX_RECONNECT_SECS {
+            return fail(
+                CohortStatus::InvalidArgument,
+                format!("seconds is at most {COHORT_MAX_RECONNECT_SECS}"),
+            );
+        }
+        with_client(client, |c| {
+            c.again.set_window(Duration::from_secs(u64::from(seconds)));
             Ok(())
         })
     })

@@ -24,6 +24,7 @@ pub mod error;
 pub mod exchange;
 mod handles;
 pub mod orders;
+pub mod reconnect;
 mod strings;
 pub mod view;
 pub mod world;

@@ -11,34 +11,7 @@ use cohort_ffi::orders::{CohortCommand, CohortOrder};
 use cohort_ffi::{CohortHandle, CohortStatus};
 use cohort_protocol::message::Role;
 use cohort_tests::TestServer;
-use common::last_error;
-use std::ptr::null;
-
-/// Options with these strings (kept alive by the caller); `ca` instead of `fingerprint` when
-/// given.
-fn options(server: &str, fingerprint: &str, ca: Option<&str>, token: &str) -> CohortConnectOptions {
-    let (fp, fp_len) = match ca {
-        Some(_) => (null(), 0),
-        None => (fingerprint.as_ptr(), fingerprint.len()),
-    };
-    let (ca, ca_len) = ca.map_or((null(), 0), |c| (c.as_ptr(), c.len()));
-    CohortConnectOptions {
-        server: server.as_ptr(),
-        server_len: server.len(),
-        fingerprint: fp,
-        fingerprint_len: fp_len,
-        ca_file: ca,
-        ca_file_len: ca_len,
-        server_name: null(),
-        server_name_len: 0,
-        token: token.as_ptr(),
-        token_len: token.len(),
-        name: "ana".as_ptr(),
-        name_len: 3,
-        ruleset_toml: null(),
-        ruleset_len: 0,
-    }
-}
+use common::{last_error, options};
 
 fn connect(o: &CohortConnectOptions) -> (CohortStatus, CohortHandle) {
     let mut h = 0;

@@ -1,7 +1,8 @@
 //! The bodies of Cohort's fuzz targets, one function per target, and the seed inputs each
 //! starts from. Every input a peer or a user can hand Cohort goes through one of them: the
 //! frames a peer sends ([`frame_decoder`]), the snapshot a diverging client sends
-//! ([`snapshot`]), replay and desync-report files ([`replay_reader`], [`report_reader`]),
+//! ([`snapshot`]), replay and desync-report files ([`replay_reader`], [`report_reader`]), match
+//! snapshot files a restarted server reads back or an operator uploads ([`match_snapshot`]),
 //! scenario, map and ruleset files ([`scenario`], [`map`], [`ruleset`]).
 //!
 //! A target never panics on any input; where Cohort promises more, it asserts it: a decoded
@@ -22,6 +23,9 @@ use cohort_protocol::message::{
 };
 use cohort_protocol::replay::{read_replay, ReplayHeader, ReplayWriter, Tail, TurnRecord};
 use cohort_protocol::report::{encode_report, read_report, ClientSide, DesyncReport, StateView};
+use cohort_protocol::resume::{
+    decode_match_snapshot, encode_match_snapshot, MatchSnapshot, ResumeSettings,
+};
 use cohort_protocol::setup::run_bundle;
 use cohort_protocol::{ClientMessage, ErrorCode, MatchConfig, ServerMessage};
 use cohort_sim::map::{parse_ascii, parse_scenarios, Layout, Legend, MovingAiMap};
@@ -43,11 +47,12 @@ fn rules() -> Arc<Ruleset> {
 pub type Target = (&'static str, fn(&[u8]));
 
 /// The targets.
-pub const TARGETS: [Target; 7] = [
+pub const TARGETS: [Target; 8] = [
     ("frame_decoder", frame_decoder),
     ("snapshot", snapshot),
     ("replay_reader", replay_reader),
     ("report_reader", report_reader),
+    ("match_snapshot", match_snapshot),
     ("scenario", scenario),
     ("map", map),
     ("ruleset", ruleset),
@@ -107,6 +112,21 @@ pub fn snapshot(data: &[u8]) {
     // A tick on a huge world would only be slow, not wrong: the fuzzer keeps to small ones.
     if world.state().units.len() <= 64 && world.grid().width() * world.grid().height() <= 4096 {
         run_bundle(&mut world, &empty_bundle(0), 1);
+    }
+}
+
+/// A match snapshot file (docs/FILES.md, "Match snapshot"): read; one that reads has a
+/// configuration that is played or refused, and its state is loaded or refused, as a
+/// restarted server does before it trusts the state against its replay's hash.
+pub fn match_snapshot(data: &[u8]) {
+    let Ok(m) = decode_match_snapshot(data) else {
+        return;
+    };
+    let _ = m.settings.config.check();
+    if let Some(snap) = m.world {
+        if let Ok(world) = World::from_snapshot(rules(), snap) {
+            let _ = world.hash();
+        }
     }
 }
 
@@ -232,6 +252,7 @@ pub fn seeds(name: &str) -> Vec<Vec<u8>> {
         "snapshot" => vec![encode_snapshot(&small_world().snapshot()).expect("encodes")],
         "replay_reader" => vec![small_replay()],
         "report_reader" => vec![small_report()],
+        "match_snapshot" => vec![small_match_snapshot()],
         "scenario" => {
             let mut s = sample_scenarios();
             s.push(SMALL_SCENARIO.as_bytes().to_vec());
@@ -432,6 +453,25 @@ fn message_seeds() -> Vec<Vec<u8>> {
             .collect(),
     ));
     seeds
+}
+
+/// A match snapshot of a small world after its first turn.
+fn small_match_snapshot() -> Vec<u8> {
+    let world = small_world();
+    let snapshot = MatchSnapshot {
+        settings: ResumeSettings {
+            config: MatchConfig::standard("f", &rules(), 2),
+            adaptive_delay: true,
+            max_turns: Some(100),
+            stop_on_desync: false,
+            require_hashes: false,
+            created_at: 1_700_000_000,
+        },
+        replay: "f-1700000000.cohort-replay".into(),
+        turns_run: 1,
+        world: Some(world.snapshot()),
+    };
+    encode_match_snapshot(&snapshot).expect("encodes")
 }
 
 /// A replay of a few turns with orders.

@@ -33,10 +33,20 @@ pub const NO_STREAM: CloseCode = CloseCode::new(1, "no stream");
 pub const NO_HELLO: CloseCode = CloseCode::new(1, "no hello");
 /// The server's endpoint, shutting down after its matches ended.
 pub const SHUTTING_DOWN: CloseCode = CloseCode::new(0, "server shutting down");
+/// The server: the Hello's match is suspended here (an operator's call); it goes on after a
+/// restart or on another server. No `Error` comes before it: the client may try again.
+pub const SUSPENDED: CloseCode = CloseCode::new(2, "suspended");
 /// `cohort`'s client, leaving in good order.
 pub const BYE: CloseCode = CloseCode::new(0, "bye");
 /// `cohort`'s client, dropping the connection at once (what a crash looks like).
 pub const GONE: CloseCode = CloseCode::new(1, "gone");
 
 /// Every close the server makes, in the order docs/PROTOCOL.md tables them.
-pub const SERVER_CLOSES: [CloseCode; 5] = [REFUSED, CLOSED, NO_STREAM, NO_HELLO, SHUTTING_DOWN];
+pub const SERVER_CLOSES: [CloseCode; 6] = [
+    REFUSED,
+    CLOSED,
+    NO_STREAM,
+    NO_HELLO,
+    SHUTTING_DOWN,
+    SUSPENDED,
+];

@@ -6,8 +6,9 @@
 //! - [`limits`]: every limit of the protocol, named; [`close`]: the QUIC close codes;
 //! - [`token`]: join tokens signed with keyed blake3 of the server's secret;
 //! - [`setup`]: the match configuration's world, and how every peer runs a turn's bundle;
-//! - [`replay`] and [`report`]: the replay and desync-report files; [`file`]: reading any
-//!   file through its size limit.
+//! - [`replay`] and [`report`]: the replay and desync-report files; [`resume`]: the match
+//!   snapshot files a server takes a match up again from; [`file`]: reading any file through
+//!   its size limit.
 //!
 //! Knows nothing of tokio or sockets: drivers move the bytes. docs/PROTOCOL.md and
 //! docs/FILES.md describe the bytes for readers who do not read Rust.
@@ -20,6 +21,7 @@ pub mod limits;
 pub mod message;
 pub mod replay;
 pub mod report;
+pub mod resume;
 pub mod setup;
 pub mod token;
 

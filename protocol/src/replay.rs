@@ -176,13 +176,22 @@ pub(crate) fn check_file_header(
     Ok(())
 }
 
+/// A file's first bytes: `magic`, `version` (big-endian), then `first` as a framed record.
+pub(crate) fn file_with_record<T: Serialize>(
+    magic: [u8; 8],
+    version: u32,
+    first: &T,
+) -> Result<Vec<u8>, CodecError> {
+    let mut out = Vec::new();
+    out.extend_from_slice(&magic);
+    out.extend_from_slice(&version.to_be_bytes());
+    out.extend_from_slice(&frame_record(&encode_record(first)?));
+    Ok(out)
+}
+
 /// The bytes a replay starts with: the magic, the version, the header record.
 pub fn encode_replay_start(header: &ReplayHeader) -> Result<Vec<u8>, CodecError> {
-    let mut out = Vec::new();
-    out.extend_from_slice(&REPLAY_MAGIC);
-    out.extend_from_slice(&REPLAY_VERSION.to_be_bytes());
-    out.extend_from_slice(&frame_record(&encode_record(header)?));
-    Ok(out)
+    file_with_record(REPLAY_MAGIC, REPLAY_VERSION, header)
 }
 
 /// One turn record's bytes, framed.
@@ -333,6 +342,14 @@ impl<W: Write> ReplayWriter<W> {
         Ok(ReplayWriter { out, next_turn: 0 })
     }
 
+    /// Goes on writing a replay whose whole records hold turns 0 to `next_turn − 1`: `out` is
+    /// positioned right after the last of them (a cut tail already removed), and the next
+    /// record appended must be turn `next_turn`. A match taken up again after its server died
+    /// so continues its one file.
+    pub fn resume(out: W, next_turn: u64) -> Self {
+        ReplayWriter { out, next_turn }
+    }
+
     /// Appends one turn and flushes. Records must come in turn order from 0.
     pub fn append(&mut self, record: &TurnRecord) -> Result<(), ReplayError> {
         if record.bundle.turn != self.next_turn {
@@ -345,6 +362,11 @@ impl<W: Write> ReplayWriter<W> {
         self.out.flush()?;
         self.next_turn += 1;
         Ok(())
+    }
+
+    /// What it writes to.
+    pub fn get_ref(&self) -> &W {
+        &self.out
     }
 
     /// The turns written so far.
@@ -397,6 +419,24 @@ mod tests {
         assert_eq!(r.header, header());
         assert_eq!(r.records, (0..5).map(record).collect::<Vec<_>>());
         assert_eq!(r.ignored_bytes, 0);
+    }
+
+    #[test]
+    fn a_replay_cut_then_resumed_is_one_whole_file() {
+        let full = written(6);
+        let start = encode_replay_start(&header()).unwrap().len();
+        let one = encode_turn_record(&record(0)).unwrap().len();
+        // Killed while writing turn 3: its record is cut short.
+        let mut cut = full[..start + 3 * one + 5].to_vec();
+        let r = read_replay(&cut).unwrap();
+        assert_eq!(r.records.len(), 3);
+        cut.truncate(cut.len() - r.ignored_bytes);
+        let mut w = ReplayWriter::resume(cut, 3);
+        for t in 3..6 {
+            w.append(&record(t)).unwrap();
+        }
+        assert!(w.append(&record(7)).is_err(), "turns stay in order");
+        assert_eq!(w.into_inner(), full);
     }
 
     #[test]

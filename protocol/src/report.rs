@@ -5,8 +5,8 @@
 //! first tick that differs and after the turn. `cohort replay` re-simulates and narrows it to
 //! the tick and the field.
 
-use crate::codec::{decode_record, encode_record, CodecError};
-use crate::replay::{check_file_header, frame_record, next_record, ReplayError, TurnRecord};
+use crate::codec::{decode_record, CodecError};
+use crate::replay::{check_file_header, next_record, ReplayError, TurnRecord};
 use crate::replay::{ReplayHeader, FILE_HEADER_BYTES};
 use cohort_sim::hash::{Entry, TickHash};
 use cohort_sim::world::Snapshot;
@@ -186,11 +186,7 @@ pub enum ReportError {
 
 /// A report's bytes: the magic, the version, one checksummed record.
 pub fn encode_report(report: &DesyncReport) -> Result<Vec<u8>, CodecError> {
-    let mut out = Vec::new();
-    out.extend_from_slice(&REPORT_MAGIC);
-    out.extend_from_slice(&REPORT_VERSION.to_be_bytes());
-    out.extend_from_slice(&frame_record(&encode_record(report)?));
-    Ok(out)
+    crate::replay::file_with_record(REPORT_MAGIC, REPORT_VERSION, report)
 }
 
 /// Reads a report written by [`encode_report`].

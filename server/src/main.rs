@@ -33,13 +33,17 @@ fn main() -> ExitCode {
 fn run(args: Args) -> Result<()> {
     let rules = Arc::new(load_ruleset(&args)?);
     let config = ServerConfig::load(&args, &rules)?;
-    let identity = match &config.cert {
-        Some((cert, key)) => Identity::from_files(cert, key)?,
-        None => Identity::self_signed()?,
+    // With a state folder, what the server makes itself is kept there and used again, so a
+    // restart changes neither the fingerprint players pinned nor the tokens they hold.
+    let identity = match (&config.cert, &config.state_dir) {
+        (Some((cert, key)), _) => Identity::from_files(cert, key)?,
+        (None, Some(dir)) => cohort_server::state::self_signed_identity(dir)?,
+        (None, None) => Identity::self_signed()?,
     };
-    let secret = match &config.secret {
-        Some(s) => s.clone(),
-        None => random_secret()?,
+    let secret = match (&config.secret, &config.state_dir) {
+        (Some(s), _) => s.clone(),
+        (None, Some(dir)) => cohort_server::state::secret(dir, random_secret)?,
+        (None, None) => random_secret()?,
     };
     let tokens = Tokens::mint(&config, &secret);
     if let Some(path) = &config.tokens_file {

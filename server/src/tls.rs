@@ -28,6 +28,12 @@ pub struct Identity {
 impl Identity {
     /// A new self-signed certificate for `localhost` and the loopback addresses.
     pub fn self_signed() -> Result<Identity> {
+        Ok(Identity::self_signed_pem()?.0)
+    }
+
+    /// [`Identity::self_signed`], with the certificate and its key in PEM (to keep them in
+    /// the state folder).
+    pub fn self_signed_pem() -> Result<(Identity, String, String)> {
         let names = vec![
             "localhost".to_string(),
             "127.0.0.1".to_string(),
@@ -45,12 +51,13 @@ impl Identity {
             .self_signed(&key_pair)
             .context("signing the self-signed certificate")?;
         let der = cert.der().clone();
-        Ok(Identity {
+        let id = Identity {
             fingerprint: sha256_fingerprint(&der),
             chain: vec![der],
             key: PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key_pair.serialize_der())),
             self_signed: true,
-        })
+        };
+        Ok((id, cert.pem(), key_pair.serialize_pem()))
     }
 
     /// A PEM certificate chain and PEM private key from files.

@@ -7,7 +7,6 @@ pub mod openapi;
 use anyhow::{Context, Result};
 use clap::Parser;
 use cohort_client::brain::{Brain, Script};
-use cohort_client::core::ClientOptions;
 use cohort_client::net::ServerAuth;
 use cohort_client::session::{run_bot, BotOutcome, BotPlan, Connect};
 use cohort_protocol::message::Role;
@@ -155,18 +154,7 @@ pub fn the_replay(summary: &ServerSummary) -> Replay {
 
 /// A bot's plan: a player with `brain`, keeping its hashes.
 pub fn plan(token: String, name: &str, brain: Box<dyn Brain>) -> BotPlan {
-    BotPlan {
-        options: ClientOptions {
-            token,
-            name: name.into(),
-            simulate: true,
-            perturb_at_turn: None,
-            perturb_at_tick: None,
-        },
-        brain,
-        turns: None,
-        keep_hashes: true,
-    }
+    BotPlan::new(token, name, brain)
 }
 
 /// A brain that gives no orders.

@@ -846,7 +846,7 @@ mod tests {
                             "leave_reason": null});
         let summary = json!({"match_id": "m", "reason": "operator", "turns": 3,
             "created_at": 1, "ended_at": 2, "players": [player], "desyncs": 0,
-            "sim_panicked": false, "sim_failed_turn": null, "replay": null, "reports": []});
+            "sim_panicked": false, "sim_failed_turn": null, "replay": null, "reports": [], "lost": null});
         let ended = json!({"match_id": "m", "state": "ended", "turn": 3,
             "players_connected": 0, "spectators": 0, "desyncs": 0, "created_at": 1,
             "players": [player], "summary": summary});

@@ -656,3 +656,104 @@ async fn every_error_is_json_and_names_its_field() {
     assert_eq!(list["matches"], json!([]));
     server.stop().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_suspended_match_is_taken_up_again_and_its_players_come_back() {
+    let (server, api) = admin_server("suspend", &[]).await;
+    let (status, created) = api
+        .post("/v1/matches", json!({"id": "kept", "turn_ticks": 2}))
+        .await;
+    assert_eq!(status, StatusCode::CREATED, "{created}");
+    let bots = bots_for(&created);
+    let deadline = tokio::time::Instant::now() + TEST_LIMIT;
+    while api.get("/v1/matches/kept").await.1["turn"].as_u64() < Some(20) {
+        assert!(tokio::time::Instant::now() < deadline);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let post = |path: &'static str| {
+        let api = api.clone();
+        async move {
+            api.call(reqwest::Method::POST, path, Some(ADMIN_TOKEN), None)
+                .await
+        }
+    };
+    let (status, suspended) = post("/v1/matches/kept/suspend").await;
+    assert_eq!(status, StatusCode::OK, "{suspended}");
+    assert_eq!(suspended["summary"]["reason"], "suspended");
+    let (status, again) = post("/v1/matches/kept/suspend").await;
+    assert_eq!(
+        (status, &again["error"]),
+        (StatusCode::CONFLICT, &json!("match_ended"))
+    );
+    let replay = std::path::PathBuf::from(suspended["summary"]["replay"].as_str().unwrap());
+    let name = replay.file_name().unwrap().to_str().unwrap().to_string();
+    let put = |name: String, bytes: Vec<u8>| {
+        let api = api.clone();
+        async move {
+            let path = format!("/v1/replays/{name}");
+            let auth = format!("Bearer {ADMIN_TOKEN}");
+            let a = api
+                .raw(reqwest::Method::PUT, &path, Some(&auth), Some(bytes))
+                .await;
+            (a.status, a.body)
+        }
+    };
+    let (status, bad) = put("x.txt".into(), vec![1]).await;
+    assert_eq!(
+        (status, &bad["field"]),
+        (StatusCode::BAD_REQUEST, &json!("name"))
+    );
+    let (status, there) = put(name.clone(), std::fs::read(&replay).unwrap()).await;
+    assert_eq!(
+        (status, &there["error"]),
+        (StatusCode::CONFLICT, &json!("file_exists"))
+    );
+    let (status, copied) = put("copy-1.cohort-replay".into(), vec![0; 40_000]).await;
+    assert_eq!(
+        status,
+        StatusCode::CREATED,
+        "{copied}: over the 16 KiB of other bodies"
+    );
+    let (status, refused) = api
+        .post("/v1/resume", json!({"replay": "copy-1.cohort-replay"}))
+        .await;
+    assert_eq!(
+        (status, &refused["error"]),
+        (StatusCode::UNPROCESSABLE_ENTITY, &json!("replay_refused"))
+    );
+    let (status, none) = api
+        .post("/v1/resume", json!({"replay": "none.cohort-replay"}))
+        .await;
+    assert_eq!(
+        (status, &none["error"]),
+        (StatusCode::NOT_FOUND, &json!("unknown_file"))
+    );
+    let (status, resumed) = api.post("/v1/resume", json!({"replay": name})).await;
+    assert_eq!(status, StatusCode::CREATED, "{resumed}");
+    assert_eq!(resumed["view"]["state"], "resuming");
+    // The bots, closed at the suspension, come back by themselves and the match goes on.
+    let back = loop {
+        let (_, m) = api.get("/v1/matches/kept").await;
+        if m["state"] == "running"
+            && m["turn"].as_u64() > suspended["turn"].as_u64().map(|t| t + 10)
+        {
+            break m;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{m}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(back["players_connected"], 2);
+    let (status, ended) = post("/v1/matches/kept/end").await;
+    assert_eq!(status, StatusCode::OK, "{ended}");
+    for bot in bots {
+        let o = outcome(bot).await;
+        assert_eq!(o.ended.map(|e| e.reason), Some(EndReason::Operator));
+        assert!(o.reconnects >= 1 && o.tally.hashes_disagreed == 0, "{o:?}");
+    }
+    let whole = read_replay(&std::fs::read(&replay).unwrap()).unwrap();
+    assert_eq!(
+        whole.records.len() as u64,
+        ended["summary"]["turns"].as_u64().unwrap()
+    );
+    server.stop().await.unwrap();
+}

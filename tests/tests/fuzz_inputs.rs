@@ -161,6 +161,11 @@ fn reports_never_panic() {
 }
 
 #[test]
+fn match_snapshots_never_panic_a_restarted_server() {
+    fuzz("match_snapshot", 8);
+}
+
+#[test]
 fn scenarios_load_or_are_refused_at_a_line() {
     fuzz("scenario", 5);
 }

@@ -133,6 +133,8 @@ fn a_bot_match_of_twenty_minutes_of_game_time_records_a_replay_that_verifies() {
                         replay = Some(ReplayWriter::start(Vec::new(), &h).unwrap())
                     }
                     Action::ReplayRecord(r) => replay.as_mut().unwrap().append(&r).unwrap(),
+                    // Saving asked for with a state folder only.
+                    Action::SaveState { .. } | Action::Suspended => {}
                     Action::Report(_) => reports += 1,
                     Action::View { .. } => unreachable!("no browser watches"),
                     Action::Ended(e) => ended = Some(e),

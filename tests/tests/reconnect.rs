@@ -34,6 +34,7 @@ fn spawn_paced(
         1,
         Reconnect {
             attempts,
+            window: cohort_client::session::RECONNECT_WINDOW,
             first_wait: Duration::from_millis(100),
             max_wait: most,
         },

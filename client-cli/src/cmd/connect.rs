@@ -4,6 +4,7 @@ use anyhow::Result;
 use cohort_client::net::ServerAuth;
 use cohort_client::session::{
     Connect, Reconnect, RECONNECT_ATTEMPTS, RECONNECT_FIRST_WAIT, RECONNECT_MAX_WAIT,
+    RECONNECT_WINDOW,
 };
 use std::path::PathBuf;
 use std::time::Duration;
@@ -42,8 +43,8 @@ impl ConnectArgs {
     }
 }
 
-/// How a lost connection is taken back: tries, each after a wait that doubles from
-/// --reconnect-wait-ms up to --reconnect-max-wait-ms. The server gives the seat to the new
+/// How a lost connection is taken back: tries for --reconnect-for seconds, each after a wait
+/// that doubles from --reconnect-wait-ms up to --reconnect-max-wait-ms. The server gives the seat to the new
 /// connection at once (docs/PROTOCOL.md, "Seat takeover").
 #[derive(clap::Args, Clone, Debug)]
 pub struct ReconnectArgs {
@@ -51,6 +52,10 @@ pub struct ReconnectArgs {
     /// try that gets back in and runs a turn starts the count anew.
     #[arg(long, default_value_t = RECONNECT_ATTEMPTS, value_parser = clap::value_parser!(u32).range(0..=1000))]
     pub reconnect_attempts: u32,
+    /// Seconds after a lost connection during which tries are made (a server restarted takes
+    /// its matches up again and waits for their players); none starts later.
+    #[arg(long, value_name = "SECS", default_value_t = RECONNECT_WINDOW.as_secs(), value_parser = clap::value_parser!(u64).range(0..=3600))]
+    pub reconnect_for: u64,
     /// Milliseconds before the first reconnection try; doubled before each later one.
     #[arg(long, default_value_t = RECONNECT_FIRST_WAIT.as_millis() as u64, value_parser = clap::value_parser!(u64).range(0..=600_000))]
     pub reconnect_wait_ms: u64,
@@ -63,6 +68,7 @@ impl ReconnectArgs {
     pub fn reconnect(&self) -> Reconnect {
         Reconnect {
             attempts: self.reconnect_attempts,
+            window: Duration::from_secs(self.reconnect_for),
             first_wait: Duration::from_millis(self.reconnect_wait_ms),
             max_wait: Duration::from_millis(self.reconnect_max_wait_ms.max(self.reconnect_wait_ms)),
         }

@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 use cohort_client::brain::RandomBrain;
+use cohort_ffi::client::CohortConnectOptions;
 use cohort_protocol::message::Role;
 use cohort_protocol::replay::Replay;
 use cohort_sim::{EntityId, Ruleset};
@@ -12,6 +13,7 @@ use cohort_tests::{outcome, plan, spawn_bot, the_replay, TestServer};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
+use std::ptr::null;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -296,4 +298,35 @@ fn assert_orders_for_its_own_units(replay: &Replay, player: u8) {
         }
     }
     assert!(given >= 20, "player {player} gave {given} orders");
+}
+
+/// Options with these strings (kept alive by the caller); `ca` instead of `fingerprint` when
+/// given.
+pub fn options(
+    server: &str,
+    fingerprint: &str,
+    ca: Option<&str>,
+    token: &str,
+) -> CohortConnectOptions {
+    let (fp, fp_len) = match ca {
+        Some(_) => (null(), 0),
+        None => (fingerprint.as_ptr(), fingerprint.len()),
+    };
+    let (ca, ca_len) = ca.map_or((null(), 0), |c| (c.as_ptr(), c.len()));
+    CohortConnectOptions {
+        server: server.as_ptr(),
+        server_len: server.len(),
+        fingerprint: fp,
+        fingerprint_len: fp_len,
+        ca_file: ca,
+        ca_file_len: ca_len,
+        server_name: null(),
+        server_name_len: 0,
+        token: token.as_ptr(),
+        token_len: token.len(),
+        name: "ana".as_ptr(),
+        name_len: 3,
+        ruleset_toml: null(),
+        ruleset_len: 0,
+    }
 }

@@ -232,8 +232,18 @@ fn host_match(host: &Arc<Host>, spec: &str) -> Result<String, String> {
     let keys = crate::http::parse_match(spec.as_bytes())
         .map_err(|(field, message)| format!("`{field}`: {message}"))?;
     let settings = keys.settings(host.rules()).map_err(|e| e.to_string())?;
-    let created = host.create_match(settings).map_err(|e| e.to_string())?;
-    Ok(created.tokens.match_id)
+    let id = settings.config.match_id.clone();
+    match host.create_match(settings) {
+        Ok(created) => Ok(created.tokens.match_id),
+        // Taken up again from the replay folder at start (a server restarted on its volume,
+        // `--state-dir`): the allocation's match is that one.
+        Err(crate::driver::CreateError::Exists(_))
+            if matches!(host.matches.lookup(&id), crate::driver::Lookup::Live(_)) =>
+        {
+            Ok(id)
+        }
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// Adds and removes `<match id>/<slot>` in the [`PLAYERS_LIST`] as players connect and leave.

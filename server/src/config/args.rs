@@ -36,6 +36,12 @@ pub struct Args {
     /// Where replays are written [default: replays].
     #[arg(long, env = "COHORT_REPLAY_DIR")]
     pub replay_dir: Option<PathBuf>,
+    /// The state folder: keeps the self-signed certificate and random secret across restarts,
+    /// and turns on taking matches up again — every match writes a snapshot beside its replay
+    /// every 32 turns, and a server started again finds the matches of --replay-dir that had
+    /// not ended and resumes them (docs/OPERATIONS.md, "Restart and go on").
+    #[arg(long, env = "COHORT_STATE_DIR")]
+    pub state_dir: Option<PathBuf>,
     /// Where desync reports are written [default: reports].
     #[arg(long, env = "COHORT_REPORT_DIR")]
     pub report_dir: Option<PathBuf>,

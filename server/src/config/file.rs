@@ -23,6 +23,7 @@ pub struct FileConfig {
     pub secret: Option<String>,
     pub secret_file: Option<PathBuf>,
     pub replay_dir: Option<PathBuf>,
+    pub state_dir: Option<PathBuf>,
     pub report_dir: Option<PathBuf>,
     pub print_tokens: Option<bool>,
     pub tokens_file: Option<PathBuf>,

@@ -63,6 +63,9 @@ pub struct ServerConfig {
     /// None: make one at random.
     pub secret: Option<Vec<u8>>,
     pub replay_dir: PathBuf,
+    /// The state folder (`--state-dir`): the certificate and secret kept, matches taken up
+    /// again. None: neither.
+    pub state_dir: Option<PathBuf>,
     pub report_dir: PathBuf,
     pub print_tokens: bool,
     pub tokens_file: Option<PathBuf>,
@@ -237,6 +240,7 @@ impl ServerConfig {
                 .clone()
                 .or(file.replay_dir)
                 .unwrap_or_else(|| "replays".into()),
+            state_dir: args.state_dir.clone().or(file.state_dir),
             report_dir: args
                 .report_dir
                 .clone()

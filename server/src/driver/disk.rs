@@ -15,6 +15,7 @@
 
 use cohort_protocol::replay::{ReplayError, ReplayHeader, ReplayWriter, TurnRecord};
 use cohort_protocol::report::{encode_report, DesyncReport};
+use cohort_protocol::resume::{encode_match_snapshot, MatchSnapshot};
 use prometheus_client::metrics::counter::Counter;
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -43,6 +44,18 @@ enum Write {
     Report {
         path: PathBuf,
         report: Box<DesyncReport>,
+    },
+    /// A match taken up again: its replay, opened after its last whole record, goes on.
+    ReplayResume {
+        path: PathBuf,
+        writer: ReplayWriter<File>,
+    },
+    /// A match's snapshot (`--state-dir`, a suspension): the replay at `replay` flushed to disk,
+    /// then the snapshot written atomically at `path`.
+    Snapshot {
+        replay: PathBuf,
+        path: PathBuf,
+        snapshot: Box<MatchSnapshot>,
     },
     /// Answers once every write queued before it is done.
     Flush(std::sync::mpsc::SyncSender<()>),
@@ -127,6 +140,25 @@ impl Disk {
     /// Closes the replay at `path`.
     pub fn replay_end(&self, path: PathBuf) -> Queued {
         self.queue(Write::ReplayEnd { path }, "replay end")
+    }
+
+    /// Goes on writing the replay at `path` with `writer` (a match taken up again).
+    pub fn replay_resume(&self, path: PathBuf, writer: ReplayWriter<File>) -> Queued {
+        self.queue(Write::ReplayResume { path, writer }, "replay resume")
+    }
+
+    /// Writes a match's snapshot at `path`, after the replay at `replay` is on disk. One
+    /// dropped (the queue full) leaves the last one: the match is taken up from further back.
+    pub fn snapshot(&self, replay: PathBuf, path: PathBuf, snapshot: MatchSnapshot) -> Queued {
+        let snapshot = Box::new(snapshot);
+        self.queue(
+            Write::Snapshot {
+                replay,
+                path,
+                snapshot,
+            },
+            "match snapshot",
+        )
     }
 
     /// Writes a desync report at `path`.
@@ -221,6 +253,32 @@ fn write_all(rx: mpsc::Receiver<Write>, gate: Option<Gate>, failed: Counter) {
             Write::ReplayEnd { path } => {
                 replays.remove(&path);
                 stopped.remove(&path);
+            }
+            Write::ReplayResume { path, writer } => {
+                tracing::info!(path = %path.display(), turn = writer.turns(), "replay goes on");
+                stopped.remove(&path);
+                replays.insert(path, writer);
+            }
+            Write::Snapshot {
+                replay,
+                path,
+                snapshot,
+            } => {
+                let written = replays
+                    .get(&replay)
+                    .map_or(Ok(()), |w| w.get_ref().sync_data())
+                    .map_err(anyhow::Error::from)
+                    .and_then(|()| Ok(encode_match_snapshot(&snapshot)?))
+                    .and_then(|bytes| crate::state::write_atomically(&path, &bytes, false));
+                match written {
+                    Ok(()) => {
+                        tracing::debug!(path = %path.display(), turns_run = snapshot.turns_run, "match snapshot written")
+                    }
+                    Err(e) => {
+                        failed.inc();
+                        tracing::error!(path = %path.display(), error = %format!("{e:#}"), "cannot write the match snapshot");
+                    }
+                }
             }
             Write::Report { path, report } => {
                 let written = encode_report(&report)

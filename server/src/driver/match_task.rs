@@ -2,10 +2,14 @@
 //! its view and metrics current, and hands its summary on when it ends.
 
 use super::disk::{Disk, Queued};
+use super::resume::snapshot_path;
 use super::view::{reason_name, EndSummary, MatchView};
 use super::{metrics, Clock, Host, MatchInput, Outgoing, PlayerChange, SimPool};
 use crate::lockstep::{Action, Event, Match, Observed, PeerId, ReportDone, SimDone};
 use cohort_protocol::message::EndReason;
+use cohort_protocol::replay::ReplayWriter;
+use std::fs::File;
+use cohort_protocol::resume::MatchSnapshot;
 use cohort_sim::Ruleset;
 use serde::Serialize;
 use std::collections::{BTreeMap, VecDeque};
@@ -19,7 +23,7 @@ use tokio::time::Instant;
 /// What a match's task needs besides its match: shared by every match of the process.
 pub(crate) struct Kit {
     pub rules: Arc<Ruleset>,
-    files: Files,
+    pub files: Files,
     sims: SimPool,
     /// The writer of every match's files.
     pub disk: Disk,
@@ -54,6 +58,11 @@ impl Kit {
             token_ttl_secs,
             tasks: Default::default(),
         }
+    }
+
+    /// The ruleset, shared.
+    pub fn rules_arc(&self) -> Arc<Ruleset> {
+        self.rules.clone()
     }
 
     pub fn spawn(&self, task: impl std::future::Future<Output = MatchSummary> + Send + 'static) {
@@ -91,6 +100,9 @@ impl Kit {
 pub struct Files {
     pub replay_dir: PathBuf,
     pub report_dir: PathBuf,
+    /// Whether matches save their state beside their replays (a state folder is set), to be
+    /// taken up again after a restart.
+    pub save_state: bool,
 }
 
 /// What one match did, for the stats file.
@@ -149,8 +161,11 @@ struct Driver {
     replay_path: Option<PathBuf>,
     /// A record of the replay was dropped (the disk queue was full): the replay stops there.
     replay_stopped: bool,
+    /// Suspended: over here, its files kept to take it up again.
+    suspended: bool,
+    created_at: u64,
     reports: Vec<PathBuf>,
-    files: Files,
+    pub files: Files,
     end: Option<EndReason>,
     /// The turn the match's sim failed at ([`Action::SimFailed`]).
     sim_failed: Option<u64>,
@@ -286,11 +301,29 @@ impl Driver {
                         self.reports.push(path);
                     }
                 }
+                Action::SaveState { turns_run, world } => {
+                    // Written by the disk thread after every record queued before it (the
+                    // replay flushed to disk first), so the replay holds its turn.
+                    let Some(path) = &self.replay_path else {
+                        continue;
+                    };
+                    let snapshot = MatchSnapshot {
+                        settings: m.resume_settings(self.created_at),
+                        replay: path
+                            .file_name()
+                            .map(|n| n.to_string_lossy().into_owned())
+                            .unwrap_or_default(),
+                        turns_run,
+                        world: world.map(|w| *w),
+                    };
+                    self.disk.snapshot(path.clone(), snapshot_path(path), snapshot);
+                }
                 Action::Ended(reason) => self.end = Some(reason),
                 Action::SimFailed { turn } => {
                     self.host.metrics.sim_failures.inc();
                     self.sim_failed = Some(turn);
                 }
+                Action::Suspended => self.suspended = true,
             }
         }
     }
@@ -420,7 +453,11 @@ impl Driver {
         }
         last.players_connected = 0;
         last.spectators = 0;
-        let reason = reason_name(self.end);
+        let reason = if self.suspended {
+            super::registry::SUSPENDED_REASON
+        } else {
+            reason_name(self.end)
+        };
         let summary = EndSummary {
             match_id: last.match_id.clone(),
             reason,
@@ -433,6 +470,7 @@ impl Driver {
             sim_failed_turn,
             replay: self.replay_path.clone(),
             reports: self.reports.clone(),
+            lost: None,
         };
         self.tell_players(&last);
         let host = &self.host;
@@ -463,21 +501,28 @@ type JobOut = oneshot::Receiver<(SimDone, Duration)>;
 /// A desync report's job out on the sim pool (`lockstep::report_job`).
 type ReportOut = oneshot::Receiver<ReportDone>;
 
-/// Runs a match until it ends.
+/// Runs a match until it ends; `resumed`: a match taken up again, its replay to go on.
 pub(super) async fn run(
     mut m: Match,
     mut rx: mpsc::Receiver<MatchInput>,
     host: Arc<Host>,
     view: watch::Sender<MatchView>,
     created_at: u64,
+    resumed: Option<(ReplayWriter<File>, PathBuf)>,
 ) -> MatchSummary {
     let kit = &host.kit;
     let mut shutdown = kit.shutdown.clone();
+    // A match taken up again goes on writing its replay (the disk thread takes the file over).
+    let replay_path = resumed.and_then(|(writer, path)| {
+        (kit.disk.replay_resume(path.clone(), writer) == Queued::Yes).then_some(path)
+    });
     let mut d = Driver {
         outs: BTreeMap::new(),
         disk: kit.disk.clone(),
-        replay_path: None,
+        replay_path,
         replay_stopped: false,
+        suspended: false,
+        created_at,
         reports: Vec::new(),
         files: kit.files.clone(),
         end: None,
@@ -501,7 +546,7 @@ pub(super) async fn run(
     // The match's summary once it has ended for its players; the task runs on while a delayed
     // match's spectators are released the rest of their stream (`Match::draining`).
     let mut summed_up = false;
-    while !summed_up || m.draining() {
+    while !summed_up || (m.draining() && !d.suspended) {
         let deadline = m.poll_timeout();
         if alarm.as_ref().map(|(at, _)| *at) != deadline {
             alarm = deadline.map(|at| (at, kit.clock.alarm(at)));
@@ -527,6 +572,7 @@ pub(super) async fn run(
                         m.handle(now, Event::Disconnected { peer });
                     }
                     Some(MatchInput::End) => m.handle(now, Event::End),
+                    Some(MatchInput::Suspend) => m.handle(now, Event::Suspend),
                     None => m.handle(now, Event::Shutdown),
                 }
             }
@@ -583,9 +629,15 @@ pub(super) async fn run(
         if !summed_up {
             d.refresh(&mut m, &view, created_at);
         }
-        if (d.end.is_some() || d.sim_failed.is_some()) && !summed_up {
+        if (d.end.is_some() || d.sim_failed.is_some() || d.suspended) && !summed_up {
             summed_up = true;
+            let snapshot = d.replay_path.as_deref().map(snapshot_path);
             d.files_done().await;
+            // Over: its snapshot goes (after every write before it), so that a restart does not
+            // take it up again; suspended, it is kept.
+            if let (Some(path), false) = (snapshot, d.suspended) {
+                let _ = tokio::task::spawn_blocking(move || std::fs::remove_file(path)).await;
+            }
             let turns = m.turns_run();
             d.ended(MatchView::of(&m, created_at), turns, d.sim_failed, &view);
         }

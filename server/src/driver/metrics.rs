@@ -54,6 +54,8 @@ pub struct Metrics {
     pub bytes_in: Counter,
     pub bytes_out: Counter,
     pub matches_created: Counter,
+    /// Matches taken up again from their replays after a restart.
+    pub matches_resumed: Counter,
     pub matches_ended: Family<Reason, Counter>,
     pub matches_running: Gauge,
     pub webhook_deliveries: Family<Reason, Counter>,
@@ -100,6 +102,7 @@ impl Metrics {
             bytes_in: Counter::default(),
             bytes_out: Counter::default(),
             matches_created: Counter::default(),
+            matches_resumed: Counter::default(),
             matches_ended: Family::default(),
             matches_running: Gauge::default(),
             webhook_deliveries: Family::default(),
@@ -159,6 +162,11 @@ impl Metrics {
             "matches_created",
             "Matches set up",
             m.matches_created.clone(),
+        );
+        r.register(
+            "matches_resumed",
+            "Matches taken up again from their replays after a restart",
+            m.matches_resumed.clone(),
         );
         r.register(
             "matches_ended",

@@ -10,6 +10,7 @@ mod lateness;
 mod match_task;
 pub mod metrics;
 pub mod registry;
+mod resume;
 mod sim_pool;
 mod udp;
 pub mod view;
@@ -20,6 +21,7 @@ pub use clock::Clock;
 pub use lateness::Lateness;
 pub use metrics::Metrics;
 pub use registry::Lookup;
+pub use resume::{LOST_EXTENSION, MAX_MATCH_SNAPSHOT_FILE_BYTES};
 pub use sim_pool::{SimPool, SIM_NICE};
 pub use udp::UDP_BUFFER_BYTES;
 pub use view::{EndSummary, MatchState, MatchView, PlayerView};
@@ -96,6 +98,8 @@ pub enum MatchInput {
         out: mpsc::Sender<Outgoing>,
         cut: oneshot::Sender<()>,
     },
+    /// An operator suspends the match.
+    Suspend,
 }
 
 /// What every connection task, match task and HTTP handler shares.
@@ -163,9 +167,12 @@ pub enum CreateError {
 
 impl Host {
     /// Sets up a match and starts its task; it waits in its lobby for its players.
-    pub fn create_match(self: &Arc<Host>, settings: Settings) -> Result<Created, CreateError> {
+    pub fn create_match(self: &Arc<Host>, mut settings: Settings) -> Result<Created, CreateError> {
         if !self.accepting.load(Ordering::Relaxed) && self.public.get().is_some() {
             return Err(CreateError::ShuttingDown);
+        }
+        if self.kit.files.save_state {
+            settings.snapshot_every = Some(crate::lockstep::SNAPSHOT_TURNS);
         }
         let id = settings.config.match_id.clone();
         let config = settings.config.clone();
@@ -180,18 +187,136 @@ impl Host {
         self.hosted.fetch_add(1, Ordering::Relaxed);
         self.metrics.matches_created.inc();
         self.metrics.matches_running.inc();
-        let task = match_task::run(m, rx, self.clone(), view_tx, created_at);
+        let task = match_task::run(m, rx, self.clone(), view_tx, created_at, None);
         self.kit.spawn(task);
         tracing::info!(match_id = %id, players = config.players.len(), "match set up");
-        Ok(Created {
+        Ok(self.created(&config, view))
+    }
+
+    /// What the admin API answers of a match set up: where to connect, its tokens, its view.
+    fn created(&self, config: &cohort_protocol::MatchConfig, view: MatchView) -> Created {
+        Created {
             public: self.public().unwrap_or_else(|| Public {
                 address: String::new(),
                 fingerprint: String::new(),
                 self_signed: false,
             }),
-            tokens: MatchTokens::mint(&config, &self.secret, unix_now() + self.kit.token_ttl_secs),
+            tokens: MatchTokens::mint(config, &self.secret, unix_now() + self.kit.token_ttl_secs),
             view,
-        })
+        }
+    }
+
+    /// Starts the task of a match taken up again from its files; it waits for its players.
+    fn start_resumed(self: &Arc<Host>, t: resume::TakenUp) -> Result<(), CreateError> {
+        let id = t.m.id().to_string();
+        let view = MatchView::of(&t.m, t.created_at);
+        let (tx, rx) = mpsc::channel(MATCH_INBOX);
+        let (view_tx, view_rx) = watch::channel(view);
+        self.matches
+            .insert(&id, tx, view_rx, self.kit.max_matches)?;
+        self.hosted.fetch_add(1, Ordering::Relaxed);
+        self.metrics.matches_running.inc();
+        self.metrics.matches_resumed.inc();
+        tracing::info!(match_id = %id, path = %t.replay_path.display(), note = %t.note, "match taken up again from its replay");
+        let task = match_task::run(
+            t.m,
+            rx,
+            self.clone(),
+            view_tx,
+            t.created_at,
+            Some((t.writer, t.replay_path)),
+        );
+        self.kit.spawn(task);
+        Ok(())
+    }
+
+    /// A match that could not be taken up again: logged, counted, told to the webhook and
+    /// kept as ended (reason `lost`, with why) for the admin API; its snapshot set aside.
+    fn report_lost(&self, lost: resume::Lost, snapshot: &std::path::Path) {
+        tracing::error!(match_id = %lost.match_id, why = %lost.why, path = %snapshot.display(), "match lost: it cannot be taken up again");
+        resume::set_aside(snapshot);
+        let players: Vec<PlayerView> = lost
+            .config
+            .as_ref()
+            .map(|c| {
+                c.players
+                    .iter()
+                    .map(|p| PlayerView {
+                        slot: p.slot,
+                        name: p.name.clone(),
+                        team: p.team,
+                        connected: false,
+                        leave_reason: None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let summary = EndSummary {
+            match_id: lost.match_id.clone(),
+            reason: "lost",
+            turns: lost.turns,
+            created_at: lost.created_at,
+            ended_at: unix_now(),
+            players: players.clone(),
+            desyncs: 0,
+            sim_panicked: false,
+            sim_failed_turn: None,
+            replay: lost.replay_path,
+            reports: Vec::new(),
+            lost: Some(lost.why),
+        };
+        self.metrics
+            .matches_ended
+            .get_or_create(&metrics::Reason {
+                reason: "lost".to_string(),
+            })
+            .inc();
+        if let Some(w) = &self.webhook {
+            w.post(summary.clone());
+        }
+        let view = MatchView {
+            match_id: lost.match_id.clone(),
+            state: MatchState::Ended,
+            turn: lost.turns,
+            players_connected: 0,
+            spectators: 0,
+            desyncs: 0,
+            created_at: lost.created_at,
+            players,
+            summary: Some(summary),
+        };
+        let (tx, _) = mpsc::channel(1);
+        let (_view_tx, view_rx) = watch::channel(view);
+        if self
+            .matches
+            .insert(&lost.match_id, tx, view_rx, usize::MAX)
+            .is_ok()
+        {
+            self.matches.ended(&lost.match_id);
+        }
+    }
+
+    /// Takes up again every match of the replay folder that had not ended (it has a snapshot
+    /// beside its replay), or reports it lost. Rebuilding runs off the async threads.
+    async fn take_up_all(self: &Arc<Host>) {
+        let dir = self.kit.files.replay_dir.clone();
+        for path in resume::snapshots_in(&dir) {
+            let rules = self.kit.rules_arc();
+            let p = path.clone();
+            let outcome = tokio::task::spawn_blocking(move || resume::take_up(&p, rules)).await;
+            match outcome {
+                Ok(Ok(t)) => {
+                    let id = t.m.id().to_string();
+                    if let Err(e) = self.start_resumed(t) {
+                        tracing::error!(match_id = %id, error = %e, "cannot host the match taken up again");
+                    }
+                }
+                Ok(Err(lost)) => self.report_lost(*lost, &path),
+                Err(e) => {
+                    tracing::error!(path = %path.display(), error = %e, "taking the match up again failed");
+                }
+            }
+        }
     }
 
     /// The ruleset every match plays by.
@@ -234,11 +359,109 @@ impl Host {
 
     /// Asks a live match to end (an operator's call); false if it is not live.
     pub async fn end_match(&self, id: &str) -> bool {
+        self.tell_match(id, MatchInput::End).await
+    }
+
+    /// Asks a live match to suspend (an operator's call); false if it is not live.
+    pub async fn suspend_match(&self, id: &str) -> bool {
+        self.tell_match(id, MatchInput::Suspend).await
+    }
+
+    async fn tell_match(&self, id: &str, input: MatchInput) -> bool {
         match self.matches.lookup(id) {
-            Lookup::Live(tx) => tx.send(MatchInput::End).await.is_ok(),
-            Lookup::Ended | Lookup::Unknown => false,
+            Lookup::Live(tx) => tx.send(input).await.is_ok(),
+            Lookup::Ended | Lookup::Suspended | Lookup::Unknown => false,
         }
     }
+
+    /// Takes up again the match whose replay is `name` in the replay folder (the admin API):
+    /// with the snapshot beside it when there is one, else from the replay alone, its settings
+    /// the defaults and `max_turns`. The match waits for its players.
+    pub async fn resume_match(
+        self: &Arc<Host>,
+        name: &str,
+        max_turns: Option<u64>,
+    ) -> Result<Created, ResumeError> {
+        if !is_file_name(name, "cohort-replay") {
+            return Err(ResumeError::BadName(name.to_string()));
+        }
+        let replay = self.kit.files.replay_dir.join(name);
+        if !replay.is_file() {
+            return Err(ResumeError::NoFile(name.to_string()));
+        }
+        let snapshot = resume::snapshot_path(&replay);
+        let made = !snapshot.exists();
+        if made {
+            resume::snapshot_of_replay(&replay, &snapshot, max_turns)
+                .map_err(ResumeError::Refused)?;
+        }
+        let rules = self.kit.rules_arc();
+        let path = snapshot.clone();
+        let taken = tokio::task::spawn_blocking(move || resume::take_up(&path, rules))
+            .await
+            .map_err(|e| e.to_string())
+            .and_then(|t| t.map_err(|lost| lost.why));
+        let taken = match taken {
+            Ok(t) => t,
+            Err(why) => {
+                if made {
+                    // Refused: nothing of this call is left behind to be tried at a restart.
+                    let _ = std::fs::remove_file(&snapshot);
+                }
+                return Err(ResumeError::Refused(why));
+            }
+        };
+        self.matches.forget_suspended(taken.m.id());
+        let config = taken.m.config().clone();
+        let view = MatchView::of(&taken.m, taken.created_at);
+        self.start_resumed(taken).map_err(ResumeError::Create)?;
+        Ok(self.created(&config, view))
+    }
+
+    /// Writes a file into the replay folder (the admin API's upload of a replay or a match
+    /// snapshot), atomically; refused if one of that name is there.
+    pub fn put_file(&self, name: &str, bytes: &[u8]) -> Result<(), ResumeError> {
+        if !is_file_name(name, "cohort-replay") && !is_file_name(name, "cohort-snapshot") {
+            return Err(ResumeError::BadName(name.to_string()));
+        }
+        let path = self.kit.files.replay_dir.join(name);
+        if path.exists() {
+            return Err(ResumeError::Exists(name.to_string()));
+        }
+        crate::state::write_atomically(&path, bytes, false)
+            .map_err(|e| ResumeError::Refused(format!("{e:#}")))
+    }
+}
+
+/// Why a match could not be taken up again through the admin API.
+#[derive(Debug, thiserror::Error)]
+pub enum ResumeError {
+    #[error("`{0}` is not a file name ending in .cohort-replay (or .cohort-snapshot)")]
+    BadName(String),
+    #[error("the replay folder has no file `{0}`")]
+    NoFile(String),
+    #[error("the replay folder has a file `{0}` already")]
+    Exists(String),
+    #[error("the match cannot be taken up again: {0}")]
+    Refused(String),
+    #[error(transparent)]
+    Create(CreateError),
+}
+
+/// Whether `name` is a bare file name (letters, digits, `-`, `_`, `.`; no path) ending in
+/// `.{extension}`.
+fn is_file_name(name: &str, extension: &str) -> bool {
+    name.len() <= 200
+        && name
+            .strip_suffix(extension)
+            .and_then(|stem| stem.strip_suffix('.'))
+            .is_some_and(|stem| {
+                !stem.is_empty()
+                    && !stem.starts_with('.')
+                    && stem
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+            })
 }
 
 /// What the server did, written to `--stats-file` on exit.
@@ -324,6 +547,7 @@ pub async fn serve(
             match_task::Files {
                 replay_dir: config.replay_dir.clone(),
                 report_dir: config.report_dir.clone(),
+                save_state: config.state_dir.is_some(),
             },
             disk,
             shutdown.clone(),
@@ -337,7 +561,16 @@ pub async fn serve(
         webhook,
         players: std::sync::OnceLock::new(),
     });
+    if config.state_dir.is_some() {
+        host.take_up_all().await;
+    }
     for settings in config.matches {
+        let id = settings.config.match_id.clone();
+        if host.matches.view(&id).is_some() {
+            // Taken up again (or lost) from the replay folder: the configured match is that one.
+            tracing::info!(match_id = %id, "the configured match was found in the replay folder");
+            continue;
+        }
         host.create_match(settings).context("setting up a match")?;
     }
     let address = config.public_address.clone().unwrap_or_else(|| {

@@ -19,12 +19,24 @@ impl Entry {
     fn ended(&self) -> bool {
         self.view.borrow().state == MatchState::Ended
     }
+
+    fn suspended(&self) -> bool {
+        let view = self.view.borrow();
+        view.summary
+            .as_ref()
+            .is_some_and(|s| s.reason == SUSPENDED_REASON)
+    }
 }
+
+/// The end summary's reason of a match suspended by an operator.
+pub const SUSPENDED_REASON: &str = "suspended";
 
 /// Where a match stands for a connection.
 pub enum Lookup {
     Live(mpsc::Sender<MatchInput>),
     Ended,
+    /// Suspended here (its files kept): it goes on after a restart or on another server.
+    Suspended,
     Unknown,
 }
 
@@ -71,9 +83,18 @@ impl Matches {
         }
     }
 
+    /// Forgets a match that was suspended here, so that it may be taken up again here.
+    pub(super) fn forget_suspended(&self, id: &str) {
+        let mut entries = self.entries.write().unwrap_or_else(|e| e.into_inner());
+        if entries.get(id).is_some_and(Entry::suspended) {
+            entries.remove(id);
+        }
+    }
+
     pub fn lookup(&self, id: &str) -> Lookup {
         let entries = self.entries.read().unwrap_or_else(|e| e.into_inner());
         match entries.get(id) {
+            Some(e) if e.suspended() => Lookup::Suspended,
             Some(e) if e.ended() => Lookup::Ended,
             Some(e) => Lookup::Live(e.inbox.clone()),
             None => Lookup::Unknown,

@@ -18,6 +18,9 @@ pub enum MatchState {
     Running,
     /// A player paused it.
     Paused,
+    /// Taken up again after a restart, waiting for its players to come back (at most
+    /// `RESUME_GRACE_MS`).
+    Resuming,
     Ended,
 }
 
@@ -73,6 +76,7 @@ impl MatchView {
     pub fn of(m: &Match, created_at: u64) -> MatchView {
         let state = match m.phase() {
             Phase::Lobby => MatchState::Waiting,
+            Phase::Running if m.waiting_for_players() => MatchState::Resuming,
             Phase::Running | Phase::Stopping if m.is_paused() => MatchState::Paused,
             Phase::Running | Phase::Stopping => MatchState::Running,
             Phase::Ended => MatchState::Ended,
@@ -96,8 +100,8 @@ impl MatchView {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct EndSummary {
     pub match_id: String,
-    /// `turn_limit`, `no_players`, `desync`, `server_shutdown`, `operator`, or `abandoned`
-    /// (the server's sim failed).
+    /// `turn_limit`, `no_players`, `desync`, `server_shutdown`, `operator`, `abandoned` (the
+    /// server's sim failed), or `lost` (it could not be taken up again after a restart).
     pub reason: &'static str,
     /// Turns played (and recorded in the replay).
     pub turns: u64,
@@ -113,6 +117,9 @@ pub struct EndSummary {
     pub sim_failed_turn: Option<u64>,
     pub replay: Option<PathBuf>,
     pub reports: Vec<PathBuf>,
+    /// Why it could not be taken up again (reason `lost`): the damaged record's turn and what
+    /// is wrong with it, or the turn whose recorded hash does not re-simulate.
+    pub lost: Option<String>,
 }
 
 /// An end reason's name in the API and the webhook.

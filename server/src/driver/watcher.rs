@@ -67,6 +67,12 @@ fn admit(url: &url::Url, host: &Host) -> Result<mpsc::Sender<MatchInput>, Refusa
             ErrorCode::MatchOver,
             format!("the match `{asked}` is over"),
         )),
+        // Suspended here: it goes on after a restart or elsewhere; the page may try again.
+        Lookup::Suspended => Err((
+            StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::MatchOver,
+            format!("the match `{asked}` is suspended on this server"),
+        )),
         Lookup::Unknown => Err((
             StatusCode::NOT_FOUND,
             ErrorCode::UnknownMatch,

@@ -7,14 +7,14 @@
 //! moved.
 
 use crate::config::FileMatch;
-use crate::driver::{CreateError, Host, MatchState};
+use crate::driver::{CreateError, Host, MatchState, ResumeError};
 use axum::body::Bytes;
 use axum::extract::rejection::{BytesRejection, PathRejection};
 use axum::extract::{DefaultBodyLimit, Path, Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{get, post, put};
 use axum::{Json, Router};
 use serde::Serialize;
 use std::sync::{Arc, Mutex};
@@ -23,6 +23,10 @@ use subtle::ConstantTimeEq;
 
 /// The largest request body taken, in bytes (a match's keys fit in a fraction of it).
 pub const ADMIN_BODY_LIMIT_BYTES: usize = 16 * 1024;
+
+/// The largest file `PUT /v1/replays/{name}` takes, in bytes: a replay or match snapshot
+/// uploaded to take a match up again here (a 20-minute full-army replay is about 2.4 MB).
+pub const MAX_UPLOAD_BYTES: usize = 64 << 20;
 
 /// How long `POST /v1/matches/{id}/end` waits for the match to have ended before answering
 /// 202 (it ends all the same).
@@ -87,6 +91,12 @@ pub fn router(host: Arc<Host>, token: AdminToken) -> Router {
         .route("/v1/matches", get(list).post(create))
         .route("/v1/matches/:id", get(one))
         .route("/v1/matches/:id/end", post(end))
+        .route("/v1/matches/:id/suspend", post(suspend))
+        .route("/v1/resume", post(resume))
+        .route(
+            "/v1/replays/:name",
+            put(upload).layer(DefaultBodyLimit::max(MAX_UPLOAD_BYTES)),
+        )
         .fallback(|| async { failure(StatusCode::NOT_FOUND, "not_found", "no such endpoint") })
         .layer(middleware::from_fn_with_state(admin.clone(), authenticate))
         .layer(DefaultBodyLimit::max(ADMIN_BODY_LIMIT_BYTES))
@@ -322,17 +332,45 @@ fn blame(path: &str, e: &serde_json::Error) -> (String, String) {
     (field.unwrap_or_else(|| WHOLE_BODY.to_string()), message)
 }
 
+/// A body, or the answer to one refused: over `limit` bytes (413), or unreadable.
+fn body_within(body: Result<Bytes, BytesRejection>, limit: usize) -> Result<Bytes, Box<Response>> {
+    match body {
+        Ok(b) => Ok(b),
+        Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => Err(Box::new(failure(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "body_too_large",
+            format!("a request body is at most {limit} bytes here"),
+        ))),
+        Err(e) => Err(Box::new(failure(e.status(), "bad_request", e.body_text()))),
+    }
+}
+
+/// The match the path names and a receiver of its views, or the answer: 400 for an id that
+/// is not UTF-8, 404 for an unknown match.
+fn named_match(
+    host: &Host,
+    path: Result<Path<String>, PathRejection>,
+) -> Result<
+    (
+        String,
+        tokio::sync::watch::Receiver<crate::driver::MatchView>,
+    ),
+    Box<Response>,
+> {
+    let id = match path {
+        Ok(Path(id)) => id,
+        Err(e) => return Err(Box::new(bad_id(&e))),
+    };
+    match host.matches.watch(&id) {
+        Some(view) => Ok((id, view)),
+        None => Err(Box::new(unknown(&id))),
+    }
+}
+
 async fn create(State(admin): State<Admin>, body: Result<Bytes, BytesRejection>) -> Response {
-    let body = match body {
+    let body = match body_within(body, ADMIN_BODY_LIMIT_BYTES) {
         Ok(b) => b,
-        Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
-            return failure(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "body_too_large",
-                format!("a request body is at most {ADMIN_BODY_LIMIT_BYTES} bytes"),
-            )
-        }
-        Err(e) => return failure(e.status(), "bad_request", e.body_text()),
+        Err(answer) => return *answer,
     };
     let spec = match parse_match(&body) {
         Ok(m) => m,
@@ -364,18 +402,21 @@ async fn create(State(admin): State<Admin>, body: Result<Bytes, BytesRejection>)
 }
 
 async fn end(State(admin): State<Admin>, path: Result<Path<String>, PathRejection>) -> Response {
-    let id = match path {
-        Ok(Path(id)) => id,
-        Err(e) => return bad_id(&e),
-    };
     let host = &admin.host;
-    let Some(mut view) = host.matches.watch(&id) else {
-        return unknown(&id);
+    let (id, mut view) = match named_match(host, path) {
+        Ok(m) => m,
+        Err(answer) => return *answer,
     };
     if view.borrow().state != MatchState::Ended {
         host.end_match(&id).await;
         tracing::info!(match_id = %id, "admin API: match ended by an operator");
     }
+    once_ended(&mut view).await
+}
+
+/// 200 with the match once its view says it has ended, 202 with it as it stands if not
+/// within [`END_WAIT`].
+async fn once_ended(view: &mut tokio::sync::watch::Receiver<crate::driver::MatchView>) -> Response {
     let ended = matches!(
         tokio::time::timeout(END_WAIT, view.wait_for(|v| v.state == MatchState::Ended)).await,
         Ok(Ok(_))
@@ -385,6 +426,110 @@ async fn end(State(admin): State<Admin>, path: Result<Path<String>, PathRejectio
         Json(now).into_response()
     } else {
         (StatusCode::ACCEPTED, Json(now)).into_response()
+    }
+}
+
+/// Suspends a match: its open turn played and recorded, its state saved beside its replay,
+/// its connections closed without `MatchEnded` (clients reconnect); 200 with the match (state
+/// `ended`, reason `suspended`), 202 if not done within [`END_WAIT`].
+async fn suspend(
+    State(admin): State<Admin>,
+    path: Result<Path<String>, PathRejection>,
+) -> Response {
+    let host = &admin.host;
+    let (id, mut view) = match named_match(host, path) {
+        Ok(m) => m,
+        Err(answer) => return *answer,
+    };
+    if view.borrow().state == MatchState::Ended {
+        return failure(
+            StatusCode::CONFLICT,
+            "match_ended",
+            format!("match `{id}` has ended: there is nothing to suspend"),
+        );
+    }
+    host.suspend_match(&id).await;
+    tracing::info!(match_id = %id, "admin API: match suspended by an operator");
+    once_ended(&mut view).await
+}
+
+/// `POST /v1/resume`'s body.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ResumeBody {
+    /// The replay's file name in the server's replay folder.
+    replay: String,
+    /// The turn limit, when the replay has no snapshot beside it to say.
+    max_turns: Option<u64>,
+}
+
+/// Takes a match up again from a replay in the replay folder (and the snapshot beside it):
+/// 201 with its address, fingerprint, tokens and view (state `resuming`).
+async fn resume(State(admin): State<Admin>, body: Result<Bytes, BytesRejection>) -> Response {
+    let body = match body_within(body, ADMIN_BODY_LIMIT_BYTES) {
+        Ok(b) => b,
+        Err(answer) => return *answer,
+    };
+    let b: ResumeBody = match serde_json::from_slice(&body) {
+        Ok(b) => b,
+        Err(e) => return bad_field(WHOLE_BODY.to_string(), e.to_string()),
+    };
+    match admin.host.resume_match(&b.replay, b.max_turns).await {
+        Ok(created) => (StatusCode::CREATED, Json(created)).into_response(),
+        Err(e) => resume_failure(e),
+    }
+}
+
+/// Writes an uploaded replay or match snapshot into the replay folder (at most
+/// [`MAX_UPLOAD_BYTES`]), for `POST /v1/resume`: 201 with its name and size.
+async fn upload(
+    State(admin): State<Admin>,
+    path: Result<Path<String>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    let Ok(Path(name)) = path else {
+        return bad_field("name".into(), "the file name is not UTF-8".into());
+    };
+    let body = match body_within(body, MAX_UPLOAD_BYTES) {
+        Ok(b) => b,
+        Err(answer) => return *answer,
+    };
+    match admin.host.put_file(&name, &body) {
+        Ok(()) => (
+            StatusCode::CREATED,
+            Json(serde_json::json!({"name": name, "bytes": body.len()})),
+        )
+            .into_response(),
+        Err(e) => resume_failure(e),
+    }
+}
+
+fn resume_failure(e: ResumeError) -> Response {
+    match e {
+        ResumeError::BadName(_) => bad_field("name".into(), e.to_string()),
+        ResumeError::NoFile(_) => failure(StatusCode::NOT_FOUND, "unknown_file", e.to_string()),
+        ResumeError::Exists(_) => failure(StatusCode::CONFLICT, "file_exists", e.to_string()),
+        ResumeError::Refused(_) => failure(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "replay_refused",
+            e.to_string(),
+        ),
+        ResumeError::Create(e @ CreateError::Exists(_)) => {
+            failure(StatusCode::CONFLICT, "match_exists", e.to_string())
+        }
+        ResumeError::Create(e @ CreateError::Full(_)) => failure(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "too_many_matches",
+            e.to_string(),
+        ),
+        ResumeError::Create(e @ CreateError::ShuttingDown) => failure(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "shutting_down",
+            e.to_string(),
+        ),
+        ResumeError::Create(e @ CreateError::Setup(_)) => {
+            failure(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string())
+        }
     }
 }
 

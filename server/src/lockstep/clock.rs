@@ -1,5 +1,6 @@
 //! The turn clock: when turns close (their deadlines, catching up after a stall, setting the
-//! clock anew after a pause), pings, pausing and resuming, and what is due at a time
+//! clock anew after a pause or after a match taken up again has waited for its players), pings,
+//! pausing and resuming, and what is due at a time
 //! ([`Match::poll_timeout`], [`Match::handle_timeout`]).
 
 use super::{Match, PeerId, Phase};
@@ -40,7 +41,9 @@ impl Match {
         if !self.peers.is_empty() {
             at(self.next_ping);
         }
-        if let Some(p) = self.pause {
+        if let Some(d) = self.resume_deadline() {
+            at(d);
+        } else if let Some(p) = self.pause {
             at(p.since + Duration::from_millis(MAX_PAUSE_MS));
         } else if self.phase == Phase::Running {
             at(self.deadline(self.next_turn));
@@ -51,7 +54,7 @@ impl Match {
         if let Some(d) = self.outbox_deadline() {
             at(d);
         }
-        if let (Phase::Running, Some(e)) = (self.phase, self.empty_since) {
+        if let (Phase::Running, Some(e), None) = (self.phase, self.empty_since, self.resume_wait) {
             at(e + Duration::from_millis(EMPTY_MATCH_GRACE_MS));
         }
         t
@@ -80,7 +83,10 @@ impl Match {
         if self.desync.deadline().is_some_and(|d| now >= d) {
             self.give_up_on_snapshot();
         }
-        if self.phase == Phase::Running && self.pause.is_none() {
+        if self.resume_deadline().is_some_and(|d| now >= d) {
+            self.go_on_if_back(now, true);
+        }
+        if self.phase == Phase::Running && self.pause.is_none() && self.resume_wait.is_none() {
             let mut closed = 0;
             while self.phase == Phase::Running && now >= self.deadline(self.next_turn) {
                 let late = now.saturating_duration_since(self.deadline(self.next_turn));
@@ -97,7 +103,7 @@ impl Match {
                 }
             }
         }
-        if let (Phase::Running, Some(e)) = (self.phase, self.empty_since) {
+        if let (Phase::Running, Some(e), None) = (self.phase, self.empty_since, self.resume_wait) {
             if now >= e + Duration::from_millis(EMPTY_MATCH_GRACE_MS) {
                 self.end(EndReason::NoPlayers);
             }

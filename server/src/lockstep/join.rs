@@ -148,6 +148,7 @@ impl Match {
             if self.phase == Phase::Lobby && self.slots.iter().all(|s| s.joined_once) {
                 self.start(now);
             }
+            self.go_on_if_back(now, false);
         }
     }
 
@@ -190,6 +191,12 @@ impl Match {
             config: self.settings.config.clone(),
             writer: self.settings.writer.clone(),
         }));
+        if self.settings.snapshot_every.is_some() {
+            self.actions.push_back(Action::SaveState {
+                turns_run: 0,
+                world: None,
+            });
+        }
     }
 
     /// Sends `snapshot`, the state after `turn`, in chunks.
@@ -234,6 +241,7 @@ impl Match {
         self.desync.peer_gone(peer, now);
         if self.phase == Phase::Running
             && self.empty_since.is_none()
+            && self.resume_wait.is_none()
             && self.slots.iter().all(|s| s.peer.is_none())
         {
             self.empty_since = Some(now);

@@ -18,6 +18,7 @@ mod peer;
 mod rate;
 mod record_log;
 mod report_job;
+mod resume;
 mod roster;
 mod sim_job;
 mod spectate;
@@ -34,6 +35,7 @@ pub use peer::Peer;
 pub use rate::TokenBucket;
 pub use record_log::RecordLog;
 pub use report_job::{ReportDone, ReportJob};
+pub use resume::{rebuild, RebuildError, Rebuilt, RESUME_GRACE_MS, SNAPSHOT_TURNS};
 pub use roster::SlotView;
 pub use sim_job::{SimDone, SimJob, MAX_WAITING_FOR_WORLD, SIM_BEHIND_WARN_TURNS};
 
@@ -87,6 +89,9 @@ pub struct Settings {
     pub spectator_delay_secs: u32,
     /// Named in replay headers and reports.
     pub writer: String,
+    /// Turns between two [`Action::SaveState`]s (a snapshot of the match beside its replay,
+    /// to take it up again from); none: the match asks for none.
+    pub snapshot_every: Option<u64>,
 }
 
 impl Settings {
@@ -99,6 +104,7 @@ impl Settings {
             require_hashes: false,
             spectator_delay_secs: 0,
             writer: format!("cohort-server {}", env!("CARGO_PKG_VERSION")),
+            snapshot_every: None,
         }
     }
 }
@@ -134,6 +140,10 @@ pub enum Event {
     /// sent [`Action::View`] frames, never a [`ServerMessage`]. Its session gone is
     /// [`Event::Disconnected`].
     Watch { peer: PeerId },
+    /// An operator suspends the match (the admin API), to take it up again on this server's
+    /// next start or on another server: finish the turn, save the state, close every
+    /// connection without `MatchEnded` (clients take it as a lost connection and reconnect).
+    Suspend,
 }
 
 /// What the match asks its driver to do, in order.
@@ -165,6 +175,13 @@ pub enum Action {
     ReplayStart(ReplayHeader),
     /// Append a turn to the replay file and flush it.
     ReplayRecord(TurnRecord),
+    /// Save the match's state after `turns_run` turns beside its replay (every
+    /// [`Settings::snapshot_every`] turns; at its start, with no world: the configuration's),
+    /// so that it can be taken up again from there. Comes after the record of the turn before.
+    SaveState {
+        turns_run: u64,
+        world: Option<Box<Snapshot>>,
+    },
     /// Write a desync report.
     Report(Box<DesyncReport>),
     /// The match is over; every closed turn has been run and recorded. No more actions will
@@ -175,6 +192,9 @@ pub enum Action {
     SimFailed {
         turn: u64,
     },
+    /// The match was suspended after saving its state ([`Action::SaveState`] before this); no
+    /// more actions will come, and its files are kept to take it up again.
+    Suspended,
 }
 
 /// What the match measured or refused, for the driver's metrics (never a rule: the match
@@ -292,6 +312,12 @@ pub struct Match {
     next_ping: Instant,
     ping_nonce: u64,
     empty_since: Option<Instant>,
+    /// Taken up again at this time, and waiting for its players ([`RESUME_GRACE_MS`]).
+    resume_wait: Option<Instant>,
+    /// Suspended by an operator (over here, to go on elsewhere or after a restart).
+    suspended: bool,
+    /// Suspended, its state not yet saved (the sim still has closed turns to run).
+    suspending: bool,
     actions: VecDeque<Action>,
     observed: VecDeque<Observed>,
     stats: MatchStats,
@@ -363,6 +389,9 @@ impl Match {
             next_ping: now,
             ping_nonce: 0,
             empty_since: None,
+            resume_wait: None,
+            suspended: false,
+            suspending: false,
             actions: VecDeque::new(),
             observed: VecDeque::new(),
             stats: MatchStats::default(),
@@ -450,6 +479,11 @@ impl Match {
         }
         if self.phase == Phase::Ended {
             match event {
+                // Suspended, the seat is still the player's: closed without a word, it tries
+                // again (the match goes on elsewhere or after a restart).
+                Event::Join { peer, .. } if self.suspended => {
+                    self.actions.push_back(Action::Close { peer })
+                }
                 Event::Join { peer, .. } => {
                     self.refuse_and_close(peer, ErrorCode::MatchOver, "the match is over");
                 }
@@ -474,7 +508,7 @@ impl Match {
                     self.spectators_after_end(EndReason::ServerShutdown);
                     self.stop_draining();
                 }
-                Event::OutboxDrained { .. } | Event::Shutdown | Event::End => {}
+                Event::OutboxDrained { .. } | Event::Shutdown | Event::End | Event::Suspend => {}
             }
             return;
         }
@@ -489,6 +523,7 @@ impl Match {
             Event::OutboxDrained { peer } => self.outbox_drained(peer),
             Event::Shutdown => self.finish(EndReason::ServerShutdown),
             Event::End => self.finish(EndReason::Operator),
+            Event::Suspend => self.suspend(),
         }
     }
 

@@ -48,6 +48,9 @@ pub struct SimJob {
     turn_ticks: u32,
     /// Turns the world had run when lent out.
     turns_run: u64,
+    /// Every this many turns run, the state is kept for the match's snapshot file too
+    /// (`Settings::snapshot_every`).
+    save_every: Option<u64>,
     /// Players of the match, when browsers watch this world (each turn's view is made in the
     /// job, from the world after the turn).
     views_for: Option<usize>,
@@ -73,7 +76,8 @@ struct TurnRun {
     bundle: TurnBundle,
     hash: StateHash,
     ticks: Vec<TickHash>,
-    /// The state after the turn, every [`CHECKPOINT_TURNS`] turns run.
+    /// The state after the turn, every [`CHECKPOINT_TURNS`] turns run (and every
+    /// `save_every`).
     checkpoint: Option<Snapshot>,
     views: Vec<Vec<u8>>,
 }
@@ -98,6 +102,7 @@ impl SimJob {
             bundles,
             turn_ticks,
             turns_run,
+            save_every,
             views_for,
             delayed,
         } = self;
@@ -105,7 +110,9 @@ impl SimJob {
         for (n, bundle) in (turns_run + 1..).zip(bundles) {
             let ticks = run_bundle_hashed(&mut world, &bundle, turn_ticks);
             let hash = world.hash();
-            let checkpoint = n.is_multiple_of(CHECKPOINT_TURNS).then(|| world.snapshot());
+            let kept = n.is_multiple_of(CHECKPOINT_TURNS)
+                || save_every.is_some_and(|s| n.is_multiple_of(s.max(1)));
+            let checkpoint = kept.then(|| world.snapshot());
             let views = views_for.map_or_else(Vec::new, |p| views_of(&world, p, bundle.turn));
             turns.push(TurnRun {
                 bundle,
@@ -178,6 +185,7 @@ impl Match {
             bundles: self.unrun.drain(..).collect(),
             turn_ticks: self.settings.config.turn_ticks,
             turns_run: self.turns_run,
+            save_every: self.settings.snapshot_every,
             views_for: watched.filter(|_| self.delayed.is_none()),
             delayed,
         })
@@ -262,11 +270,24 @@ impl Match {
         }
         self.actions.push_back(Action::ReplayRecord(record));
         if let Some(snapshot) = checkpoint {
-            if self.checkpoints.len() > super::turns::CHECKPOINTS_KEPT {
-                // Keep the start (index 0) for re-simulating from the beginning.
-                self.checkpoints.remove(1);
+            if self
+                .settings
+                .snapshot_every
+                .is_some_and(|s| self.turns_run.is_multiple_of(s.max(1)))
+            {
+                // After the turn's record: the file holds every turn the snapshot has.
+                self.actions.push_back(Action::SaveState {
+                    turns_run: self.turns_run,
+                    world: Some(Box::new(snapshot.clone())),
+                });
             }
-            self.checkpoints.push_back((self.turns_run, snapshot));
+            if self.turns_run.is_multiple_of(CHECKPOINT_TURNS) {
+                if self.checkpoints.len() > super::turns::CHECKPOINTS_KEPT {
+                    // Keep the start (index 0) for re-simulating from the beginning.
+                    self.checkpoints.remove(1);
+                }
+                self.checkpoints.push_back((self.turns_run, snapshot));
+            }
         }
         for (peer, h) in self.early_hashes.remove(&turn).unwrap_or_default() {
             if self.peers.contains_key(&peer) {
@@ -350,7 +371,7 @@ impl Match {
             | Event::OutboxDrained { peer } => self.waiting.iter().any(|e| {
                 matches!(e, Event::Join { peer: p, .. } | Event::Watch { peer: p } if p == peer)
             }),
-            Event::Shutdown | Event::End => false,
+            Event::Shutdown | Event::End | Event::Suspend => false,
         }
     }
 
@@ -367,7 +388,7 @@ impl Match {
             | Event::OutboxFull { peer }
             | Event::OutboxDrained { peer }
             | Event::Disconnected { peer } => peer,
-            Event::Shutdown | Event::End => return,
+            Event::Shutdown | Event::End | Event::Suspend => return,
         };
         tracing::warn!(match_id = %self.id(), peer, "too many connections waiting for the world; closing");
         self.waiting.retain(
@@ -389,6 +410,7 @@ impl Match {
         if let Some(reason) = self.ending.take() {
             self.actions.push_back(Action::Ended(reason));
         }
+        self.suspend_when_run();
     }
 
     /// After a turn closes: the sim's lag measured, and warned about past the bound.

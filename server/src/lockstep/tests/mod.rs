@@ -5,6 +5,7 @@ mod desync;
 mod lag;
 mod membership;
 mod sim_job;
+mod resume;
 mod spectate;
 mod turns;
 
@@ -41,6 +42,9 @@ struct Harness {
     sim_failed: Option<u64>,
     /// Runs the sim after every step (off: the test holds its jobs, `sim_job`).
     auto_sim: bool,
+    /// The states saved ([`Action::SaveState`]): turns run, and the world after them.
+    saved: Vec<(u64, Option<Box<Snapshot>>)>,
+    suspended: bool,
 }
 
 fn settings(players: u8) -> (Settings, Arc<Ruleset>) {
@@ -75,6 +79,8 @@ impl Harness {
             ended: None,
             sim_failed: None,
             auto_sim: true,
+            saved: Vec::new(),
+            suspended: false,
         }
     }
 
@@ -109,8 +115,10 @@ impl Harness {
                 Action::ReplayStart(_) => self.replay_started = true,
                 Action::ReplayRecord(r) => self.replay.push(r),
                 Action::Report(r) => self.reports.push(*r),
+                Action::SaveState { turns_run, world } => self.saved.push((turns_run, world)),
                 Action::Ended(r) => self.ended = Some(r),
                 Action::SimFailed { turn } => self.sim_failed = Some(turn),
+                Action::Suspended => self.suspended = true,
             }
         }
     }
