@@ -8,11 +8,11 @@ use super::{metrics, Clock, Host, MatchInput, Outgoing, PlayerChange, SimPool};
 use crate::lockstep::{Action, Event, Match, Observed, PeerId, ReportDone, SimDone};
 use cohort_protocol::message::EndReason;
 use cohort_protocol::replay::ReplayWriter;
-use std::fs::File;
 use cohort_protocol::resume::MatchSnapshot;
 use cohort_sim::Ruleset;
 use serde::Serialize;
 use std::collections::{BTreeMap, VecDeque};
+use std::fs::File;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -316,7 +316,8 @@ impl Driver {
                         turns_run,
                         world: world.map(|w| *w),
                     };
-                    self.disk.snapshot(path.clone(), snapshot_path(path), snapshot);
+                    self.disk
+                        .snapshot(path.clone(), snapshot_path(path), snapshot);
                 }
                 Action::Ended(reason) => self.end = Some(reason),
                 Action::SimFailed { turn } => {

@@ -4,8 +4,8 @@ mod control;
 mod desync;
 mod lag;
 mod membership;
-mod sim_job;
 mod resume;
+mod sim_job;
 mod spectate;
 mod turns;
 
