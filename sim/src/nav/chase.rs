@@ -338,10 +338,13 @@ fn place_round(
     let waiting_at = walked_to
         .filter(|&p| gap(p) > range && gap(p) <= range + room * Fx::from_num(K_WAITING_RINGS));
     let mut outside = range.max(Fx::ZERO) + radius - K_INSIDE;
-    // Every place at its range taken, a shooter looks nearer in, a body's width at a time, for
-    // open ground still within its range (Cohort's choice, the orders issue's "a firing place in
-    // range": a trebuchet whose range line ran through a block of its own idle infantry waited
-    // out of range while the lane between the line and the target stood empty).
+    // A shooter looks first nearer in than its range line, a body's width in and on inwards, for
+    // open ground within its range that it can walk to straight; only with none there does it
+    // take a place on the line itself (the rings below, the first), then wait (Cohort's choice,
+    // the orders issue's "a firing place in range": a trebuchet whose range line ran through a
+    // block of its own idle infantry waited out of range while the lane between the line and the
+    // target stood empty). Looking at the line first is the order the issue reads more naturally;
+    // this order is the one measured (BENCHMARKS.md).
     if let Some(p) = nearer_in(view, i, tbox, outside, room, &taken, &clear) {
         return Some((p, false));
     }
