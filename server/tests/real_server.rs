@@ -206,6 +206,24 @@ async fn play(
     (hashes, None)
 }
 
+/// Waits (at most [`STEP_TIMEOUT`]) for the server to exit by itself and checks it exited
+/// cleanly. A client hears MatchEnded before the server has run and recorded the match's last
+/// turns; only once the process is gone is its replay whole.
+fn exits_cleanly(server: &mut Server) {
+    let begun = std::time::Instant::now();
+    loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            assert!(status.success(), "the server exited with {status}");
+            return;
+        }
+        assert!(
+            begun.elapsed() < STEP_TIMEOUT,
+            "the server did not exit after SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 fn the_replay(dir: &Path) -> PathBuf {
     let replays: Vec<PathBuf> = std::fs::read_dir(dir.join("replays"))
         .unwrap()
@@ -258,7 +276,7 @@ async fn a_server_killed_mid_match_leaves_a_replay_that_resimulates() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_finishes_the_turn_flushes_the_replay_and_tells_the_clients() {
-    let server = start_server("term", &["--turn-ticks", "2"]);
+    let mut server = start_server("term", &["--turn-ticks", "2"]);
     let mut a = connect(&server).await;
     let mut b = connect(&server).await;
     let config = a.hello(&server.tokens[0].clone()).await;
@@ -276,6 +294,7 @@ async fn sigterm_finishes_the_turn_flushes_the_replay_and_tells_the_clients() {
     let end = ea.expect("told the match ended");
     assert_eq!(end.reason, EndReason::ServerShutdown);
     assert_eq!(eb.map(|e| e.reason), Some(EndReason::ServerShutdown));
+    exits_cleanly(&mut server);
     let from_replay = resimulate(&the_replay(&server.dir));
     assert_eq!(from_replay.len() as u64, end.last_turn + 1);
     assert_eq!(ha, from_replay);
