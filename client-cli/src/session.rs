@@ -166,6 +166,13 @@ fn may_pass(e: &anyhow::Error) -> bool {
     })
 }
 
+/// Whether a reconnection try's failure may pass: anything but a certificate refused (a TLS
+/// alert: not the pinned one, not signed by the CA). A server shutting down or starting again
+/// refuses or closes connections mid-handshake for a moment, which passes.
+fn may_pass_again(e: &anyhow::Error) -> bool {
+    !crate::net::handshake_refused(e)
+}
+
 /// What one seat's play came to, over every connection it took.
 #[derive(Clone, Debug, Default)]
 pub struct Seat {
@@ -272,7 +279,7 @@ pub async fn play_seat(
             tokio::time::sleep(wait).await;
             match connect_once(connect, &pace.handshakes).await {
                 Ok(link) => break link,
-                Err(e) if may_pass(&e) => why = format!("{e:#}"),
+                Err(e) if may_pass_again(&e) => why = format!("{e:#}"),
                 Err(e) => {
                     seat.error = Some(format!("{e:#}"));
                     return seat;

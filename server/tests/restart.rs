@@ -3,8 +3,10 @@
 //! record cut short, as a kill in the middle of its write leaves it — and started again on the
 //! same folders, the server takes the match up again; two bots and a spectator come back by
 //! themselves with the tokens and the fingerprint they had; the match is played to its end;
-//! its one replay verifies whole as `cohort replay` checks it. A replay damaged while the
-//! server was down is refused and the match reported lost, never half-resumed.
+//! its one replay verifies whole as `cohort replay` checks it. A SIGTERM (a planned restart)
+//! suspends the match, the next start takes it up; with `--end-on-shutdown` it ends it. A
+//! replay damaged while the server was down is refused and the match reported lost, never
+//! half-resumed.
 
 use cohort_client::brain::RandomBrain;
 use cohort_client::net::ServerAuth;
@@ -43,6 +45,30 @@ impl Server {
     fn kill(mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+
+    /// SIGTERM, then the process's exit, which must be clean.
+    fn terminate(mut self) {
+        let pid = self.child.id().to_string();
+        let status = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+        assert!(status.success(), "kill -TERM {pid}");
+        self.exits_cleanly();
+    }
+
+    /// Waits (at most [`STEP_TIMEOUT`]) for the server to exit by itself (a server without
+    /// the admin API exits once its matches are over) and checks it exited cleanly. A client
+    /// hears `MatchEnded` before the server has run and recorded the last turns it closed:
+    /// only once the process is gone is its replay whole.
+    fn exits_cleanly(&mut self) {
+        let begun = std::time::Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                assert!(status.success(), "the server exited with {status}");
+                return;
+            }
+            assert!(begun.elapsed() < STEP_TIMEOUT, "the server did not exit");
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 }
 
@@ -257,7 +283,7 @@ async fn a_match_killed_three_times_is_taken_up_again_and_played_to_its_end() {
         );
     }
     let outcomes = all_end(bots).await;
-    drop(server);
+    server.exits_cleanly();
     verified_whole(&dir, TURNS, &outcomes, 3);
     let logs: String = (1..=3)
         .map(|run| std::fs::read_to_string(dir.join(format!("server-{run}.log"))).unwrap())
@@ -278,6 +304,85 @@ async fn a_match_killed_three_times_is_taken_up_again_and_played_to_its_end() {
     if std::env::var_os("COHORT_KEEP_TEST_DIR").is_none() {
         let _ = std::fs::remove_dir_all(&dir);
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sigterm_with_a_state_folder_suspends_the_match_and_the_next_start_takes_it_up() {
+    const TURNS: u64 = 300;
+    let dir = folder("sigterm");
+    let port = free_udp_port();
+    let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    let flags = ["--turn-ticks", "2", "--max-turns", "300"];
+    let server = start(&dir, port, 0, &flags);
+    let fingerprint = server.fingerprint.clone();
+    let (players, _) = tokens(&dir);
+    let bots = vec![
+        bot(addr, &fingerprint, players[0].clone(), "ana"),
+        bot(addr, &fingerprint, players[1].clone(), "bo"),
+    ];
+    recorded_past(&dir, 60).await;
+    // A planned restart: SIGTERM, the process gone, started again on the same folders.
+    server.terminate();
+    let path = the_replay(&dir);
+    let stopped = read(&path);
+    assert_eq!(stopped.tail, Tail::Whole, "its open turn recorded whole");
+    let turns_then = stopped.records.len() as u64;
+    assert!(turns_then > 60 && turns_then < TURNS, "{turns_then} turns");
+    let snapshot = path.with_extension("cohort-snapshot");
+    let saved = cohort_protocol::resume::decode_match_snapshot(&std::fs::read(&snapshot).unwrap())
+        .expect("suspended: its snapshot kept beside its replay");
+    assert_eq!(saved.turns_run, turns_then, "the state after its last turn");
+    let log = std::fs::read_to_string(dir.join("server-0.log")).unwrap();
+    assert!(log.contains("match suspended"), "suspended, not ended");
+    assert!(!log.contains("match ended"), "not ended");
+    let mut server = start(&dir, port, 1, &flags);
+    assert_eq!(server.fingerprint, fingerprint);
+    let outcomes = all_end(bots).await;
+    server.exits_cleanly();
+    verified_whole(&dir, TURNS, &outcomes, 1);
+    let log = std::fs::read_to_string(dir.join("server-1.log")).unwrap();
+    assert!(
+        log.contains(&format!("{turns_then} turns; 0 re-simulated")),
+        "taken up from the state saved at the SIGTERM, nothing re-simulated: {log}"
+    );
+    assert!(
+        !snapshot.exists(),
+        "ended at its turn limit: nothing left to take up"
+    );
+    if std::env::var_os("COHORT_KEEP_TEST_DIR").is_none() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sigterm_with_end_on_shutdown_ends_the_match_and_keeps_nothing_to_take_up() {
+    let dir = folder("sigterm-end");
+    let port = free_udp_port();
+    let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    let server = start(&dir, port, 0, &["--turn-ticks", "2", "--end-on-shutdown"]);
+    let fingerprint = server.fingerprint.clone();
+    let (players, _) = tokens(&dir);
+    let bots = vec![
+        bot(addr, &fingerprint, players[0].clone(), "ana"),
+        bot(addr, &fingerprint, players[1].clone(), "bo"),
+    ];
+    recorded_past(&dir, 30).await;
+    server.terminate();
+    for o in all_end(bots).await {
+        assert_eq!(
+            o.ended.map(|e| e.reason),
+            Some(EndReason::ServerShutdown),
+            "{o:?}"
+        );
+        assert_eq!(o.reconnects, 0, "an ended match is not reconnected to");
+    }
+    let path = the_replay(&dir);
+    assert_eq!(read(&path).tail, Tail::Whole);
+    assert!(
+        !path.with_extension("cohort-snapshot").exists(),
+        "ended: no snapshot"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -135,6 +135,9 @@ fn a_bot_match_of_twenty_minutes_of_game_time_records_a_replay_that_verifies() {
                     Action::ReplayRecord(r) => replay.as_mut().unwrap().append(&r).unwrap(),
                     // Saving asked for with a state folder only.
                     Action::SaveState { .. } | Action::Suspended => {}
+                    Action::CloseSuspended { peer } => {
+                        panic!("bot {peer} closed as suspended: nothing suspends this match")
+                    }
                     Action::Report(_) => reports += 1,
                     Action::View { .. } => unreachable!("no browser watches"),
                     Action::Ended(e) => ended = Some(e),

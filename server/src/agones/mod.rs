@@ -151,8 +151,9 @@ impl Lifecycle {
     }
 
     /// Reports the last players leaving, stops the pings and says `Shutdown`: Agones then
-    /// deletes the game server.
-    pub async fn shutdown(self) {
+    /// deletes the game server. Not said when `kept` matches were suspended on the way out
+    /// (a state folder): the container started again in the same pod takes them up.
+    pub async fn shutdown(self, kept: usize) {
         let (flushed, reported) = oneshot::channel();
         if self.sdk.get().is_some() && self.reports.send(Report::Flush(flushed)).is_ok() {
             let _ = tokio::time::timeout(CALL_TIMEOUT, reported).await;
@@ -163,6 +164,13 @@ impl Lifecycle {
             tracing::warn!("Agones shutdown not said: the sidecar was never reached");
             return;
         };
+        if kept > 0 {
+            tracing::info!(
+                kept,
+                "Agones not told to shut down: matches suspended here are taken up when the server starts again on its folders"
+            );
+            return;
+        }
         if call("Shutdown", sdk.shutdown()).await.is_some() {
             tracing::info!("Agones told: shutdown");
         }

@@ -42,6 +42,11 @@ pub struct Args {
     /// not ended and resumes them (docs/OPERATIONS.md, "Restart and go on").
     #[arg(long, env = "COHORT_STATE_DIR")]
     pub state_dir: Option<PathBuf>,
+    /// With --state-dir, end every running match on SIGTERM or ctrl-c (reason server_shutdown,
+    /// its snapshot removed) instead of suspending it to be taken up again at the next start:
+    /// for a server retired for good.
+    #[arg(long, env = "COHORT_END_ON_SHUTDOWN")]
+    pub end_on_shutdown: bool,
     /// Where desync reports are written [default: reports].
     #[arg(long, env = "COHORT_REPORT_DIR")]
     pub report_dir: Option<PathBuf>,

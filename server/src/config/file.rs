@@ -24,6 +24,7 @@ pub struct FileConfig {
     pub secret_file: Option<PathBuf>,
     pub replay_dir: Option<PathBuf>,
     pub state_dir: Option<PathBuf>,
+    pub end_on_shutdown: Option<bool>,
     pub report_dir: Option<PathBuf>,
     pub print_tokens: Option<bool>,
     pub tokens_file: Option<PathBuf>,

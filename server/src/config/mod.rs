@@ -66,6 +66,9 @@ pub struct ServerConfig {
     /// The state folder (`--state-dir`): the certificate and secret kept, matches taken up
     /// again. None: neither.
     pub state_dir: Option<PathBuf>,
+    /// With a state folder, a shutdown ends the running matches rather than suspending them
+    /// (`--end-on-shutdown`).
+    pub end_on_shutdown: bool,
     pub report_dir: PathBuf,
     pub print_tokens: bool,
     pub tokens_file: Option<PathBuf>,
@@ -241,6 +244,7 @@ impl ServerConfig {
                 .or(file.replay_dir)
                 .unwrap_or_else(|| "replays".into()),
             state_dir: args.state_dir.clone().or(file.state_dir),
+            end_on_shutdown: args.end_on_shutdown || file.end_on_shutdown.unwrap_or(false),
             report_dir: args
                 .report_dir
                 .clone()

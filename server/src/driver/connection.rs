@@ -2,7 +2,7 @@
 //! frames go to its match as messages, and the match's frames come back through its outbox.
 //! Bad input closes this connection only.
 
-use super::{Host, Lookup, MatchInput, Outgoing};
+use super::{Closing, Host, Lookup, MatchInput, Outgoing};
 use crate::admit::admit;
 use crate::lockstep::PeerId;
 use cohort_protocol::close;
@@ -136,7 +136,7 @@ pub async fn run(incoming: quinn::Incoming, host: Arc<Host>, peer: PeerId) {
             ErrorCode::MatchOver,
             "the match is over",
         )));
-        let _ = out_tx.try_send(Outgoing::Close);
+        let _ = out_tx.try_send(Outgoing::Close(Closing::Closed));
         let _ = writer.await;
         return;
     }
@@ -176,32 +176,37 @@ pub async fn run(incoming: quinn::Incoming, host: Arc<Host>, peer: PeerId) {
 fn close_with(out: &mpsc::Sender<Outgoing>, code: ErrorCode, text: String) {
     tracing::info!(?code, %text, "closing a connection for bad input");
     let _ = out.try_send(Outgoing::frame(&ServerMessage::error(code, text)));
-    let _ = out.try_send(Outgoing::Close);
+    let _ = out.try_send(Outgoing::Close(Closing::Closed));
 }
 
 /// Writes the match's frames until told to close or every sender is gone; closes the
-/// connection at once when its match cuts it (a client not taking its frames).
+/// connection at once when its match cuts it (a client not taking its frames, or a match
+/// suspended with frames still held for it).
 async fn write_loop(
     conn: quinn::Connection,
     mut send: quinn::SendStream,
     rx: mpsc::Receiver<Outgoing>,
-    cut: oneshot::Receiver<()>,
+    cut: oneshot::Receiver<Closing>,
     host: Arc<Host>,
 ) {
-    tokio::select! {
-        () = write_frames(&mut send, rx, &host) => {}
-        Ok(()) = cut => {
-            conn.close(close::CLOSED.code.into(), close::CLOSED.reason_bytes());
+    let closing = tokio::select! {
+        closing = write_frames(&mut send, rx, &host) => closing,
+        Ok(closing) = cut => {
+            closing.close(&conn);
             return;
         }
-    }
+    };
     let _ = send.finish();
     let _ = tokio::time::timeout(CLOSE_GRACE, send.stopped()).await;
-    conn.close(close::CLOSED.code.into(), close::CLOSED.reason_bytes());
+    closing.close(&conn);
 }
 
-/// Writes frames until told to close, every sender is gone, or the stream fails.
-async fn write_frames(send: &mut quinn::SendStream, mut rx: mpsc::Receiver<Outgoing>, host: &Host) {
+/// Writes frames until told to close, every sender is gone, or the stream fails; how to close.
+async fn write_frames(
+    send: &mut quinn::SendStream,
+    mut rx: mpsc::Receiver<Outgoing>,
+    host: &Host,
+) -> Closing {
     while let Some(out) = rx.recv().await {
         match out {
             Outgoing::Frame(bytes) => {
@@ -221,9 +226,10 @@ async fn write_frames(send: &mut quinn::SendStream, mut rx: mpsc::Receiver<Outgo
                     .observe(super::metrics::seconds(late));
                 host.metrics.bytes_out.inc_by(bytes.len() as u64);
             }
-            Outgoing::Close => break,
+            Outgoing::Close(closing) => return closing,
         }
     }
+    Closing::Closed
 }
 
 /// A join for a match suspended here: no `Error` (the seat is still the player's), only the

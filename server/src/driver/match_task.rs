@@ -4,7 +4,7 @@
 use super::disk::{Disk, Queued};
 use super::resume::snapshot_path;
 use super::view::{reason_name, EndSummary, MatchView};
-use super::{metrics, Clock, Host, MatchInput, Outgoing, PlayerChange, SimPool};
+use super::{metrics, Clock, Closing, Host, MatchInput, Outgoing, PlayerChange, SimPool};
 use crate::lockstep::{Action, Event, Match, Observed, PeerId, ReportDone, SimDone};
 use cohort_protocol::message::EndReason;
 use cohort_protocol::replay::ReplayWriter;
@@ -103,6 +103,21 @@ pub struct Files {
     /// Whether matches save their state beside their replays (a state folder is set), to be
     /// taken up again after a restart.
     pub save_state: bool,
+    /// Whether a shutdown (SIGTERM, ctrl-c) suspends every running match, to be taken up again
+    /// at the next start, rather than ending it: a state folder is set and not
+    /// `--end-on-shutdown`.
+    pub suspend_on_shutdown: bool,
+}
+
+impl Files {
+    /// What the server's shutdown is to its matches.
+    fn shutdown(&self) -> Event {
+        if self.suspend_on_shutdown {
+            Event::ShutdownSuspend
+        } else {
+            Event::Shutdown
+        }
+    }
 }
 
 /// What one match did, for the stats file.
@@ -116,6 +131,8 @@ pub struct MatchSummary {
     /// The server's sim panicked and the match was abandoned (`end` is none); its figures are
     /// as measured up to then.
     pub sim_panicked: bool,
+    /// Suspended (`end` is none): its replay and snapshot kept to be taken up again.
+    pub suspended: bool,
     /// The turn the server's sim failed at, when it did.
     pub sim_failed_turn: Option<u64>,
     /// How late turns closed after their deadline, in microseconds.
@@ -141,11 +158,11 @@ struct Outbox {
     /// Frames that found the outbox full, oldest first.
     held: VecDeque<Outgoing>,
     /// Closes the connection at once (a close cannot be queued behind held frames).
-    cut: oneshot::Sender<()>,
+    cut: oneshot::Sender<Closing>,
 }
 
 impl Outbox {
-    fn new(tx: mpsc::Sender<Outgoing>, cut: oneshot::Sender<()>) -> Outbox {
+    fn new(tx: mpsc::Sender<Outgoing>, cut: oneshot::Sender<Closing>) -> Outbox {
         Outbox {
             tx,
             held: VecDeque::new(),
@@ -177,6 +194,17 @@ struct Driver {
 }
 
 impl Driver {
+    /// Closes `peer`'s connection after the frames queued for it. Behind held frames (a full
+    /// outbox) the close cannot be queued: the match is done with the peer, so they are
+    /// dropped and the connection cut.
+    fn close(&mut self, peer: PeerId, closing: Closing) {
+        if let Some(o) = self.outs.remove(&peer) {
+            if !o.held.is_empty() || o.tx.try_send(Outgoing::Close(closing)).is_err() {
+                let _ = o.cut.send(closing);
+            }
+        }
+    }
+
     /// Queues a frame for `peer`; one that finds its outbox full is held back, and the match
     /// told.
     fn push(&mut self, peer: PeerId, out: Outgoing) {
@@ -262,15 +290,8 @@ impl Driver {
                         self.push(p, Outgoing::Frame(frame.clone()));
                     }
                 }
-                Action::Close { peer } => {
-                    // Behind held frames (a full outbox) the close cannot be queued: the match
-                    // is done with the peer, so they are dropped and the connection cut.
-                    if let Some(o) = self.outs.remove(&peer) {
-                        if !o.held.is_empty() || o.tx.try_send(Outgoing::Close).is_err() {
-                            let _ = o.cut.send(());
-                        }
-                    }
-                }
+                Action::Close { peer } => self.close(peer, Closing::Closed),
+                Action::CloseSuspended { peer } => self.close(peer, Closing::Suspended),
                 Action::ReplayStart(header) => {
                     let name = format!("{}-{}.cohort-replay", m.id(), super::unix_now());
                     let path = self.files.replay_dir.join(name);
@@ -541,7 +562,7 @@ pub(super) async fn run(
     let mut report: Option<ReportOut> = None;
     // A shutdown already under way when the match was set up.
     if *shutdown.borrow() {
-        m.handle(Instant::now().into_std(), Event::Shutdown);
+        m.handle(Instant::now().into_std(), kit.files.shutdown());
         d.carry_out(&mut m);
     }
     // The match's summary once it has ended for its players; the task runs on while a delayed
@@ -574,7 +595,7 @@ pub(super) async fn run(
                     }
                     Some(MatchInput::End) => m.handle(now, Event::End),
                     Some(MatchInput::Suspend) => m.handle(now, Event::Suspend),
-                    None => m.handle(now, Event::Shutdown),
+                    None => m.handle(now, kit.files.shutdown()),
                 }
             }
             () = ring(&mut alarm) => {
@@ -605,7 +626,7 @@ pub(super) async fn run(
             changed = shutdown.changed(), if !shutting_down => {
                 shutting_down = true;
                 if changed.is_err() || *shutdown.borrow() {
-                    m.handle(Instant::now().into_std(), Event::Shutdown);
+                    m.handle(Instant::now().into_std(), kit.files.shutdown());
                 }
             }
         }
@@ -655,6 +676,7 @@ pub(super) async fn run(
         close_lateness_us_max: lateness.last().copied().unwrap_or(0),
         stats: m.stats().clone(),
         sim_panicked: d.sim_failed.is_some(),
+        suspended: d.suspended,
         sim_failed_turn: d.sim_failed,
         lateness_us: lateness,
     }

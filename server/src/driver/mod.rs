@@ -62,7 +62,34 @@ pub enum Outgoing {
     /// A turn's bundle and when its turn was scheduled to close: the writer records how late
     /// it handed the frame to QUIC ([`HostStats::send_lateness`]).
     Bundle(Arc<Vec<u8>>, std::time::Instant),
-    Close,
+    /// Close the connection once the frames before it are written, as said.
+    Close(Closing),
+}
+
+/// How the server closes a joined connection (docs/PROTOCOL.md, "QUIC close codes").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Closing {
+    /// After its last frame: `closed` (0).
+    Closed,
+    /// Its match is suspended here, its seat still the player's: `suspended` (2), no `Error`
+    /// before it; the client tries again.
+    Suspended,
+}
+
+impl Closing {
+    /// The QUIC close code and reason.
+    pub fn code(self) -> cohort_protocol::close::CloseCode {
+        match self {
+            Closing::Closed => cohort_protocol::close::CLOSED,
+            Closing::Suspended => cohort_protocol::close::SUSPENDED,
+        }
+    }
+
+    /// Closes `conn` so.
+    pub fn close(self, conn: &quinn::Connection) {
+        let c = self.code();
+        conn.close(c.code.into(), c.reason_bytes());
+    }
 }
 
 impl Outgoing {
@@ -80,8 +107,8 @@ pub enum MatchInput {
         role: Role,
         hello: Hello,
         out: mpsc::Sender<Outgoing>,
-        /// Closes the connection at once, whatever still waits in its outbox.
-        cut: oneshot::Sender<()>,
+        /// Closes the connection at once, as said, whatever still waits in its outbox.
+        cut: oneshot::Sender<Closing>,
     },
     Message {
         peer: PeerId,
@@ -96,7 +123,7 @@ pub enum MatchInput {
     Watch {
         peer: PeerId,
         out: mpsc::Sender<Outgoing>,
-        cut: oneshot::Sender<()>,
+        cut: oneshot::Sender<Closing>,
     },
     /// An operator suspends the match.
     Suspend,
@@ -548,6 +575,7 @@ pub async fn serve(
                 replay_dir: config.replay_dir.clone(),
                 report_dir: config.report_dir.clone(),
                 save_state: config.state_dir.is_some(),
+                suspend_on_shutdown: config.state_dir.is_some() && !config.end_on_shutdown,
             },
             disk,
             shutdown.clone(),
@@ -642,7 +670,10 @@ pub async fn serve(
         cohort_protocol::close::SHUTTING_DOWN.reason_bytes(),
     );
     if let Some(agones) = agones {
-        agones.shutdown().await;
+        // Matches suspended on the way out are taken up by the next start on these folders:
+        // Agones is not told to shut the game server (and its pod) down.
+        let kept = matches.iter().filter(|m| m.suspended).count();
+        agones.shutdown(kept).await;
     }
     let mut lateness: Vec<u32> = matches.iter().flat_map(|m| m.lateness_us.clone()).collect();
     lateness.sort_unstable();

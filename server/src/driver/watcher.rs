@@ -134,7 +134,7 @@ pub async fn run(conn: quinn::Connection, host: Arc<Host>, peer: PeerId) {
     tracing::debug!(peer, remote = %conn.remote_address(), "watching");
     tokio::select! {
         () = write_frames(send, out_rx, &host) => {}
-        Ok(()) = cut_rx => {}
+        Ok(_) = cut_rx => {}
         _ = session.closed() => {}
     }
     let _ = match_tx.send(MatchInput::Disconnected { peer }).await;
@@ -151,7 +151,7 @@ async fn write_frames(
     while let Some(out) = rx.recv().await {
         let bytes = match out {
             Outgoing::Frame(b) | Outgoing::Bundle(b, _) => b,
-            Outgoing::Close => break,
+            Outgoing::Close(_) => break,
         };
         if send.write_all(&bytes).await.is_err() {
             return;

@@ -144,6 +144,10 @@ pub enum Event {
     /// next start or on another server: finish the turn, save the state, close every
     /// connection without `MatchEnded` (clients take it as a lost connection and reconnect).
     Suspend,
+    /// The server is shutting down and keeps its matches (it has a state folder): a running
+    /// match is suspended as at [`Event::Suspend`], to be taken up again at the next start; one
+    /// still in its lobby, or stopping after a desync, ends as at [`Event::Shutdown`].
+    ShutdownSuspend,
 }
 
 /// What the match asks its driver to do, in order.
@@ -169,6 +173,12 @@ pub enum Action {
     },
     /// Close the connection, after sending what was asked before.
     Close {
+        peer: PeerId,
+    },
+    /// Close the connection, after sending what was asked before, with the QUIC close code
+    /// `suspended` (`cohort_protocol::close::SUSPENDED`): the match is suspended and the seat
+    /// still the player's, who tries again.
+    CloseSuspended {
         peer: PeerId,
     },
     /// Start the match's replay file.
@@ -482,7 +492,7 @@ impl Match {
                 // Suspended, the seat is still the player's: closed without a word, it tries
                 // again (the match goes on elsewhere or after a restart).
                 Event::Join { peer, .. } if self.suspended => {
-                    self.actions.push_back(Action::Close { peer })
+                    self.actions.push_back(Action::CloseSuspended { peer })
                 }
                 Event::Join { peer, .. } => {
                     self.refuse_and_close(peer, ErrorCode::MatchOver, "the match is over");
@@ -504,11 +514,15 @@ impl Match {
                     self.actions.push_back(Action::Close { peer });
                     self.after_end(peer, true);
                 }
-                Event::Shutdown if self.draining() => {
+                Event::Shutdown | Event::ShutdownSuspend if self.draining() => {
                     self.spectators_after_end(EndReason::ServerShutdown);
                     self.stop_draining();
                 }
-                Event::OutboxDrained { .. } | Event::Shutdown | Event::End | Event::Suspend => {}
+                Event::OutboxDrained { .. }
+                | Event::Shutdown
+                | Event::ShutdownSuspend
+                | Event::End
+                | Event::Suspend => {}
             }
             return;
         }
@@ -523,7 +537,8 @@ impl Match {
             Event::OutboxDrained { peer } => self.outbox_drained(peer),
             Event::Shutdown => self.finish(EndReason::ServerShutdown),
             Event::End => self.finish(EndReason::Operator),
-            Event::Suspend => self.suspend(),
+            Event::Suspend => self.suspend(EndReason::Operator),
+            Event::ShutdownSuspend => self.suspend(EndReason::ServerShutdown),
         }
     }
 

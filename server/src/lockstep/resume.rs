@@ -193,10 +193,11 @@ impl Match {
     /// Suspends the match: its open turn closed, every connection closed (no `MatchEnded`: the
     /// seats are still the players', who reconnect); once the sim has run and recorded every
     /// closed turn, its state is saved and the driver told ([`Match::suspend_when_run`]). A
-    /// match still in its lobby has nothing to keep: it ends as an operator's end would.
-    pub(super) fn suspend(&mut self) {
+    /// match still in its lobby (or stopping after a desync) has nothing to keep: it ends with
+    /// `otherwise` (an operator's end, or the server's shutdown).
+    pub(super) fn suspend(&mut self, otherwise: cohort_protocol::message::EndReason) {
         if self.phase != Phase::Running {
-            self.finish(cohort_protocol::message::EndReason::Operator);
+            self.finish(otherwise);
             return;
         }
         if self.resume_wait.is_none() {
@@ -209,7 +210,8 @@ impl Match {
         tracing::info!(match_id = %self.id(), turn = self.next_turn, "match suspended");
         let everyone: Vec<super::PeerId> = self.peers.keys().copied().collect();
         for peer in everyone {
-            self.actions.push_back(super::Action::Close { peer });
+            self.actions
+                .push_back(super::Action::CloseSuspended { peer });
         }
         self.peers.clear();
         self.close_watchers("the match is suspended on this server");
@@ -217,8 +219,15 @@ impl Match {
             d.draining = false;
         }
         for event in std::mem::take(&mut self.waiting) {
-            if let super::Event::Join { peer, .. } | super::Event::Watch { peer } = event {
-                self.actions.push_back(super::Action::Close { peer });
+            match event {
+                super::Event::Join { peer, .. } => {
+                    self.actions
+                        .push_back(super::Action::CloseSuspended { peer });
+                }
+                super::Event::Watch { peer } => {
+                    self.actions.push_back(super::Action::Close { peer });
+                }
+                _ => {}
             }
         }
         self.phase = Phase::Ended;

@@ -371,7 +371,7 @@ impl Match {
             | Event::OutboxDrained { peer } => self.waiting.iter().any(|e| {
                 matches!(e, Event::Join { peer: p, .. } | Event::Watch { peer: p } if p == peer)
             }),
-            Event::Shutdown | Event::End | Event::Suspend => false,
+            Event::Shutdown | Event::ShutdownSuspend | Event::End | Event::Suspend => false,
         }
     }
 
@@ -388,7 +388,7 @@ impl Match {
             | Event::OutboxFull { peer }
             | Event::OutboxDrained { peer }
             | Event::Disconnected { peer } => peer,
-            Event::Shutdown | Event::End | Event::Suspend => return,
+            Event::Shutdown | Event::ShutdownSuspend | Event::End | Event::Suspend => return,
         };
         tracing::warn!(match_id = %self.id(), peer, "too many connections waiting for the world; closing");
         self.waiting.retain(

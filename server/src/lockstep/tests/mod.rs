@@ -35,6 +35,8 @@ struct Harness {
     /// Every view frame each browser watching was sent, in order.
     views: BTreeMap<PeerId, Vec<Arc<Vec<u8>>>>,
     closed: Vec<PeerId>,
+    /// The peers closed with the close code `suspended` (also in `closed`).
+    closed_suspended: Vec<PeerId>,
     replay: Vec<TurnRecord>,
     replay_started: bool,
     reports: Vec<DesyncReport>,
@@ -73,6 +75,7 @@ impl Harness {
             inbox: BTreeMap::new(),
             views: BTreeMap::new(),
             closed: Vec::new(),
+            closed_suspended: Vec::new(),
             replay: Vec::new(),
             replay_started: false,
             reports: Vec::new(),
@@ -112,6 +115,10 @@ impl Harness {
                     }
                 }
                 Action::Close { peer } => self.closed.push(peer),
+                Action::CloseSuspended { peer } => {
+                    self.closed.push(peer);
+                    self.closed_suspended.push(peer);
+                }
                 Action::ReplayStart(_) => self.replay_started = true,
                 Action::ReplayRecord(r) => self.replay.push(r),
                 Action::Report(r) => self.reports.push(*r),

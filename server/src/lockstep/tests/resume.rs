@@ -196,7 +196,7 @@ fn a_suspended_match_plays_its_open_turn_saves_its_state_and_closes_without_endi
     );
     assert!(!old.replay.last().unwrap().bundle.commands.is_empty());
     for peer in [1, 2, 9] {
-        assert!(old.closed.contains(&peer));
+        assert!(old.closed_suspended.contains(&peer), "closed as suspended");
         assert!(!old
             .take(peer)
             .iter()
@@ -222,4 +222,51 @@ fn a_suspended_match_plays_its_open_turn_saves_its_state_and_closes_without_endi
     h.turns(2);
     assert_eq!(h.bundles(11)[0].turn, open + 1);
     assert!(resimulates(&h));
+}
+
+#[test]
+fn a_shutdown_that_keeps_matches_suspends_a_running_one_as_an_operator_would() {
+    let mut old = played();
+    let c = old.stop(1);
+    old.send(2, commands(old.m.next_turn(), vec![c]));
+    let open = old.m.next_turn();
+    old.event(Event::ShutdownSuspend);
+    assert!(old.suspended, "suspended, its state kept");
+    assert_eq!(old.ended, None, "not ended");
+    assert_eq!(old.replay.len() as u64, open + 1, "its open turn recorded");
+    for peer in [1, 2, 9] {
+        assert!(old.closed_suspended.contains(&peer), "closed as suspended");
+        assert!(!old
+            .take(peer)
+            .iter()
+            .any(|m| matches!(m, ServerMessage::MatchEnded(_))));
+    }
+    assert_eq!(
+        last_saved(&old).0,
+        open + 1,
+        "the state after its last turn"
+    );
+    // A join meanwhile is closed as suspended too: the player tries again.
+    old.join(20, Role::Player(0));
+    assert!(old.closed_suspended.contains(&20));
+    assert!(old.take(20).is_empty(), "no Error before the close");
+    // The next start takes it up at its next turn.
+    let mut h = resumed(&old, Some(last_saved(&old)));
+    h.join(11, Role::Player(0));
+    h.join(12, Role::Player(1));
+    h.turns(2);
+    assert_eq!(h.bundles(11)[0].turn, open + 1);
+    assert!(resimulates(&h));
+}
+
+#[test]
+fn a_shutdown_that_keeps_matches_ends_one_still_in_its_lobby() {
+    let (mut s, _) = settings(2);
+    s.snapshot_every = Some(8);
+    let mut h = Harness::with(s);
+    h.join(1, Role::Player(0));
+    h.event(Event::ShutdownSuspend);
+    assert!(!h.suspended, "nothing to keep before it began");
+    assert_eq!(h.ended, Some(EndReason::ServerShutdown));
+    assert!(h.closed.contains(&1) && h.closed_suspended.is_empty());
 }
