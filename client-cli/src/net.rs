@@ -5,7 +5,7 @@
 
 use crate::core::{ClientCore, Event, Phase};
 use anyhow::{anyhow, bail, Context, Result};
-use cohort_protocol::close;
+use cohort_protocol::close::{self, MovedTo};
 use cohort_protocol::codec::{decode_message, encode_frame};
 use cohort_protocol::fingerprint::{parse_fingerprint, sha256, sha256_fingerprint};
 use cohort_protocol::limits::ALPN;
@@ -263,6 +263,18 @@ impl Link {
         &self.connection
     }
 
+    /// Where the match went, when the server closed the connection with `moved`.
+    pub fn moved_to(&self) -> Option<MovedTo> {
+        match self.connection.close_reason()? {
+            quinn::ConnectionError::ApplicationClosed(c)
+                if c.error_code.into_inner() == u64::from(close::MOVED.code) =>
+            {
+                MovedTo::parse(&c.reason)
+            }
+            _ => None,
+        }
+    }
+
     /// Finishes the stream and closes the connection, waiting a little for the server to
     /// hear it.
     pub async fn close(mut self) {
@@ -288,22 +300,24 @@ pub type OnEvent<'a> = dyn FnMut(&mut ClientCore, &Event) + Send + 'a;
 /// `lines` says to leave. Lines from `lines` (stdin's, for `cohort play`) are read in the text
 /// syntax; a closed `lines` is set to none and leaves nothing undone (the client plays on).
 /// Returns the core whatever happened (its tally, and [`ClientCore::may_rejoin`] to tell a lost
-/// connection from an ended one) with how the connection ended.
+/// connection from an ended one) with how the connection ended, and where the match went when
+/// the server closed it with `moved` (docs/PROTOCOL.md, "QUIC close codes").
 pub async fn drive(
     mut core: ClientCore,
     mut link: Link,
     lines: &mut Option<mpsc::Receiver<String>>,
     on_event: &mut OnEvent<'_>,
-) -> (ClientCore, Result<()>) {
+) -> (ClientCore, Result<()>, Option<MovedTo>) {
     core.start(Instant::now());
     let result = drive_loop(&mut core, &mut link, lines, on_event).await;
+    let moved = link.moved_to();
     if core.may_rejoin() {
         // Lost: nothing to wait for on this connection.
         link.abort();
     } else {
         link.close().await;
     }
-    (core, result)
+    (core, result, moved)
 }
 
 async fn drive_loop(

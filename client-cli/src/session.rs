@@ -3,7 +3,10 @@
 //! for `SERVER_SILENCE_MS` — killed or restarted —, or it drops this client for lag), connect
 //! again with backoff for [`RECONNECT_WINDOW`] ([`Reconnect`]) and take the seat back — from
 //! the same server or from one started again that took the match up again — — the server hands it over at once, even while it
-//! still holds the old connection (docs/PROTOCOL.md, "Seat takeover"). Nothing reconnects after
+//! still holds the old connection (docs/PROTOCOL.md, "Seat takeover"). A server that closes the
+//! connection with `moved` says where the match went: the tries go there (pinning the
+//! fingerprint it gave), and a `UnknownMatch` there is waited out within the same window (the
+//! match is being taken up). Nothing reconnects after
 //! the match ended, the client left, or the server refused it or gave its seat to another
 //! connection (`Replaced`).
 
@@ -202,7 +205,9 @@ pub async fn play_seat(
     on_event: &mut OnEvent<'_>,
 ) -> Seat {
     let mut seat = Seat::default();
-    let (first, attempts) = connect_paced(connect, &pace.handshakes).await;
+    // Where the seat is played: the match may move (a `moved` close says where).
+    let mut connect = connect.clone();
+    let (first, attempts) = connect_paced(&connect, &pace.handshakes).await;
     seat.connect_attempts = attempts;
     let mut link = match first {
         Ok(link) => link,
@@ -214,10 +219,21 @@ pub async fn play_seat(
     // Reconnection tries since the seat last ran a turn, and when they began.
     let mut tries = 0;
     let mut lost_at: Option<tokio::time::Instant> = None;
+    // A move followed since the seat last ran a turn: the new server may not have taken the
+    // match up yet.
+    let mut followed = false;
     loop {
         let played_before = seat.tally.turns_run > 0;
         let mut restarted = false;
+        let mut not_there = false;
         let mut watch = |core: &mut ClientCore, e: &Event| {
+            if let Event::ServerError {
+                error,
+                closes: true,
+            } = e
+            {
+                not_there = error.code == cohort_protocol::ErrorCode::UnknownMatch;
+            }
             // A running match is rejoined mid-way; a lobby means the server's match began
             // anew (the server restarted): the match this seat played is gone.
             if let (true, Event::Joined { next_turn: 0, .. }) = (played_before, e) {
@@ -227,13 +243,14 @@ pub async fn play_seat(
             on_event(core, e);
         };
         let core = ClientCore::new(options.clone(), rules.clone());
-        let (mut core, result) = drive(core, link, lines, &mut watch).await;
+        let (mut core, result, moved) = drive(core, link, lines, &mut watch).await;
         seat.tally.add(core.tally());
         seat.next_turn = core.next_turn();
         seat.last_rtt = core.rtt().or(seat.last_rtt);
         if core.tally().turns_run > 0 {
             tries = 0;
             lost_at = None;
+            followed = false;
         }
         let lost_at = *lost_at.get_or_insert_with(tokio::time::Instant::now);
         if restarted {
@@ -242,7 +259,9 @@ pub async fn play_seat(
             );
             return seat;
         }
-        if !core.may_rejoin() {
+        // Followed to a server that does not host the match yet: it is being taken up there.
+        let waiting_there = followed && not_there;
+        if !core.may_rejoin() && !waiting_there {
             seat.error = result.err().map(|e| format!("{e:#}"));
             return seat;
         }
@@ -250,6 +269,16 @@ pub async fn play_seat(
             Err(e) => format!("{e:#}"),
             Ok(()) => "the server fell silent or dropped this client".to_string(),
         };
+        if let Some(to) = moved {
+            why = format!("the match moved to {}", to.address);
+            connect.server = to.address;
+            if let Some(f) = to.fingerprint {
+                connect.auth = ServerAuth::Fingerprint(f);
+            }
+            followed = true;
+        } else if waiting_there {
+            why = format!("{} does not host the match yet", connect.server);
+        }
         link = loop {
             tries += 1;
             let attempts = pace.reconnect.attempts;
@@ -277,7 +306,7 @@ pub async fn play_seat(
             };
             on_event(&mut core, &notice);
             tokio::time::sleep(wait).await;
-            match connect_once(connect, &pace.handshakes).await {
+            match connect_once(&connect, &pace.handshakes).await {
                 Ok(link) => break link,
                 Err(e) if may_pass_again(&e) => why = format!("{e:#}"),
                 Err(e) => {

@@ -24,6 +24,8 @@ enum Inbound {
     Ended(Option<String>),
     /// The link was never made: the server's certificate was refused (why).
     NotTrusted(String),
+    /// The server closed the link with `moved`: where the match went (before `Ended`).
+    Moved(cohort_protocol::close::MovedTo),
 }
 
 /// What the caller hands the link thread.
@@ -46,6 +48,8 @@ pub struct ThreadedClient {
     thread: Option<JoinHandle<()>>,
     close_sent: bool,
     link_ended: bool,
+    /// Where the match went, when the server closed the link with `moved`.
+    moved: Option<cohort_protocol::close::MovedTo>,
 }
 
 impl ThreadedClient {
@@ -73,6 +77,7 @@ impl ThreadedClient {
             thread: Some(thread),
             close_sent: false,
             link_ended: false,
+            moved: None,
         };
         client.flush();
         Ok(client)
@@ -80,6 +85,12 @@ impl ThreadedClient {
 
     pub fn core(&self) -> &ClientCore {
         &self.core
+    }
+
+    /// Where the match went, when the server closed the connection with `moved`
+    /// (docs/PROTOCOL.md, "QUIC close codes"): a new connection should go there.
+    pub fn moved_to(&self) -> Option<&cohort_protocol::close::MovedTo> {
+        self.moved.as_ref()
     }
 
     /// The core, to give orders, chat, pause or leave; [`ThreadedClient::pump`] sends what
@@ -119,6 +130,7 @@ impl ThreadedClient {
                     self.core.server_not_trusted(why);
                     break;
                 }
+                Inbound::Moved(to) => self.moved = Some(to),
             }
         }
         let now = Instant::now();
@@ -214,7 +226,12 @@ async fn run_link(
                         break None;
                     }
                 }
-                Ok(None) => break Some(Inbound::Ended(None)),
+                Ok(None) => {
+                    if let Some(to) = link.moved_to() {
+                        let _ = inbound.send(Inbound::Moved(to));
+                    }
+                    break Some(Inbound::Ended(None));
+                }
                 Err(e) => break Some(Inbound::Ended(Some(format!("{e:#}")))),
             },
             out = outbound.recv() => match out {

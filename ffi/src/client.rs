@@ -68,6 +68,9 @@ impl ClientBox {
         {
             return false;
         }
+        if let Some(to) = self.client.moved_to() {
+            self.again.follow(to);
+        }
         match self.again.start() {
             Ok(client) => {
                 self.client = client;

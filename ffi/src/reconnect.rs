@@ -46,6 +46,15 @@ impl Again {
         ThreadedClient::start(self.connect.clone(), core).map_err(|e| format!("{e:#}"))
     }
 
+    /// The match moved (the server closed with `moved`): new connections go to its address,
+    /// pinning its fingerprint when it gave one.
+    pub fn follow(&mut self, to: &cohort_protocol::close::MovedTo) {
+        self.connect.server = to.address.clone();
+        if let Some(f) = to.fingerprint {
+            self.connect.auth = cohort_client::net::ServerAuth::Fingerprint(f);
+        }
+    }
+
     /// Reconnect for `window` after a loss (zero: never).
     pub fn set_window(&mut self, window: Duration) {
         self.pace = (!window.is_zero()).then(|| Reconnect {

@@ -4,7 +4,9 @@
 //! same folders, the server takes the match up again; two bots and a spectator come back by
 //! themselves with the tokens and the fingerprint they had; the match is played to its end;
 //! its one replay verifies whole as `cohort replay` checks it. A SIGTERM (a planned restart)
-//! suspends the match, the next start takes it up; with `--end-on-shutdown` it ends it. A
+//! suspends the match, the next start takes it up; with `--end-on-shutdown` it ends it. A match
+//! moved between two servers through their admin APIs, behind one address or told to its
+//! clients (close code `moved`, which they follow). A
 //! replay damaged while the server was down is refused and the match reported lost, never
 //! half-resumed.
 
@@ -658,6 +660,148 @@ async fn a_match_suspended_on_one_server_moves_to_another_and_is_played_to_its_e
     assert_eq!(resumed["view"]["state"], "resuming");
     front.point_to(port_b);
     let outcomes = all_end(bots).await;
+    verified_whole(&b, TURNS, &outcomes, 1);
+    drop((server_a, server_b));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_match_moved_to_another_address_tells_its_clients_where_and_they_follow() {
+    const TURNS: u64 = 360;
+    // Two servers on two addresses, each with a self-signed certificate of its own (two
+    // fingerprints), sharing the token secret.
+    let root = folder("move-to");
+    std::fs::write(root.join("admin-token"), ADMIN_TOKEN).unwrap();
+    let (a, b) = (root.join("a"), root.join("b"));
+    for d in [&a, &b] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let (port_a, port_b) = (free_udp_port(), free_udp_port());
+    let (admin_a, admin_b) = (free_tcp_port(), free_tcp_port());
+    let token_file = root.join("admin-token").to_str().unwrap().to_string();
+    let flags = |admin: u16| -> Vec<String> {
+        [
+            "--secret",
+            "the-fleet-secret",
+            "--admin-token-file",
+            &token_file,
+            "--admin",
+            &format!("127.0.0.1:{admin}"),
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let (fa, fb) = (flags(admin_a), flags(admin_b));
+    let server_a = start(
+        &a,
+        port_a,
+        0,
+        &fa.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    let server_b = start(
+        &b,
+        port_b,
+        0,
+        &fb.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+    assert_ne!(server_a.fingerprint, server_b.fingerprint);
+    let body =
+        format!(r#"{{"id": "moving", "players": 2, "turn_ticks": 2, "max_turns": {TURNS}}}"#);
+    let (status, created) = admin(
+        reqwest::Method::POST,
+        admin_a,
+        "/v1/matches",
+        Some(body.into_bytes()),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    let token = |i: usize| {
+        created["tokens"]["players"][i]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let addr_a: SocketAddr = format!("127.0.0.1:{port_a}").parse().unwrap();
+    let bots = vec![
+        bot(addr_a, &server_a.fingerprint, token(0), "ana"),
+        bot(addr_a, &server_a.fingerprint, token(1), "bo"),
+    ];
+    recorded_past(&a, 60).await;
+    // A bad address is refused, naming its key; nothing is suspended.
+    let (status, refused) = admin(
+        reqwest::Method::POST,
+        admin_a,
+        "/v1/matches/moving/suspend",
+        Some(br#"{"address": "no port here"}"#.to_vec()),
+    )
+    .await;
+    assert_eq!((status, refused["field"].as_str()), (400, Some("address")));
+    // Suspended on A, its clients told it goes on at B with B's certificate.
+    let to_b = format!(
+        r#"{{"address": "127.0.0.1:{port_b}", "fingerprint": "{}"}}"#,
+        server_b.fingerprint
+    );
+    let (status, view) = admin(
+        reqwest::Method::POST,
+        admin_a,
+        "/v1/matches/moving/suspend",
+        Some(to_b.into_bytes()),
+    )
+    .await;
+    assert_eq!(status, 200, "{view}");
+    assert_eq!(view["summary"]["reason"], "suspended", "{view}");
+    // A client joining it at A now is closed with `moved` and where.
+    let mut link = cohort_client::net::Link::connect(
+        &addr_a.to_string(),
+        &ServerAuth::Fingerprint(parse_fingerprint(&server_a.fingerprint).unwrap()),
+        "localhost",
+    )
+    .await
+    .unwrap();
+    link.send(&cohort_protocol::ClientMessage::Hello(
+        cohort_protocol::message::Hello {
+            protocol_version: cohort_protocol::limits::PROTOCOL_VERSION,
+            ruleset_hash: Ruleset::default_rules().hash(),
+            token: token(0),
+            client_name: "late".into(),
+        },
+    ))
+    .await
+    .unwrap();
+    assert!(
+        link.recv().await.unwrap().is_none(),
+        "no message, only the close"
+    );
+    let moved = link.moved_to().expect("closed with `moved`");
+    assert_eq!(moved.address, format!("127.0.0.1:{port_b}"));
+    assert_eq!(moved.fingerprint, parse_fingerprint(&server_b.fingerprint));
+    // Meanwhile the files go to B, which takes the match up.
+    let replay = the_replay(&a);
+    let name = replay.file_name().unwrap().to_str().unwrap().to_string();
+    for file in [replay.clone(), replay.with_extension("cohort-snapshot")] {
+        let n = file.file_name().unwrap().to_str().unwrap();
+        let (status, put) = admin(
+            reqwest::Method::PUT,
+            admin_b,
+            &format!("/v1/replays/{n}"),
+            Some(std::fs::read(&file).unwrap()),
+        )
+        .await;
+        assert_eq!(status, 201, "{put}");
+    }
+    let (status, resumed) = admin(
+        reqwest::Method::POST,
+        admin_b,
+        "/v1/resume",
+        Some(format!(r#"{{"replay": "{name}"}}"#).into_bytes()),
+    )
+    .await;
+    assert_eq!(status, 201, "{resumed}");
+    // The bots followed to B by themselves and play the match to its end there.
+    let outcomes = all_end(bots).await;
+    let (status, ended) = admin(reqwest::Method::GET, admin_b, "/v1/matches/moving", None).await;
+    assert_eq!(status, 200);
+    assert_eq!(ended["state"], "ended", "{ended}");
     verified_whole(&b, TURNS, &outcomes, 1);
     drop((server_a, server_b));
     let _ = std::fs::remove_dir_all(&root);

@@ -685,6 +685,30 @@ async fn a_suspended_match_is_taken_up_again_and_its_players_come_back() {
         (status, &again["error"]),
         (StatusCode::CONFLICT, &json!("match_ended"))
     );
+    // Where it went: a bad address or fingerprint is refused naming its key; a good one, for a
+    // match suspended already, is only noted (here the same server: its clients come back).
+    let here = created["address"].as_str().unwrap();
+    for (body, field) in [
+        (json!({"fingerprint": "ab".repeat(32)}), "address"),
+        (json!({"address": "no-port"}), "address"),
+        (
+            json!({"address": here, "fingerprint": "xyz"}),
+            "fingerprint",
+        ),
+        (json!({"address": here, "to": 1}), "(body)"),
+    ] {
+        let (status, refused) = api.post("/v1/matches/kept/suspend", body).await;
+        assert_eq!(
+            (status, refused["field"].as_str()),
+            (StatusCode::BAD_REQUEST, Some(field)),
+            "{refused}"
+        );
+    }
+    let (status, told) = api
+        .post("/v1/matches/kept/suspend", json!({"address": here}))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{told}");
+    assert_eq!(told["summary"]["reason"], "suspended");
     let replay = std::path::PathBuf::from(suspended["summary"]["replay"].as_str().unwrap());
     let name = replay.file_name().unwrap().to_str().unwrap().to_string();
     let put = |name: String, bytes: Vec<u8>| {

@@ -38,8 +38,9 @@ pub struct Args {
     pub replay_dir: Option<PathBuf>,
     /// The state folder: keeps the self-signed certificate and random secret across restarts,
     /// and turns on taking matches up again — every match writes a snapshot beside its replay
-    /// every 32 turns, and a server started again finds the matches of --replay-dir that had
-    /// not ended and resumes them (docs/OPERATIONS.md, "Restart and go on").
+    /// every 32 turns, SIGTERM and ctrl-c suspend the running matches instead of ending them,
+    /// and a server started again finds the matches of --replay-dir that had not ended and
+    /// resumes them (docs/OPERATIONS.md, "Shutdown", "Restart and go on").
     #[arg(long, env = "COHORT_STATE_DIR")]
     pub state_dir: Option<PathBuf>,
     /// With --state-dir, end every running match on SIGTERM or ctrl-c (reason server_shutdown,
@@ -99,8 +100,9 @@ pub struct Args {
     /// this TCP address.
     #[arg(long, env = "COHORT_METRICS")]
     pub metrics: Option<SocketAddr>,
-    /// Serve the admin API (HTTP/JSON: create, list, end matches) on this TCP address; needs an
-    /// admin token (--admin-token-file or the COHORT_ADMIN_TOKEN variable).
+    /// Serve the admin API (HTTP/JSON: create, list, end, suspend, move and resume matches) on
+    /// this TCP address; needs an admin token (--admin-token-file or the COHORT_ADMIN_TOKEN
+    /// variable).
     #[arg(long, env = "COHORT_ADMIN")]
     pub admin: Option<SocketAddr>,
     /// A file holding the admin API's bearer token (its whole content, trailing newline

@@ -111,7 +111,7 @@ pub async fn run(incoming: quinn::Incoming, host: Arc<Host>, peer: PeerId) {
             let text = format!("the match `{}` is over", claims.match_id);
             return refuse(&host, &conn, send, ErrorCode::MatchOver, text).await;
         }
-        Lookup::Suspended => return suspended(&conn),
+        Lookup::Suspended(to) => return Closing::suspended(to.as_ref()).close(&conn),
         Lookup::Unknown => {
             let text = format!("this server hosts no match `{}`", claims.match_id);
             return refuse(&host, &conn, send, ErrorCode::UnknownMatch, text).await;
@@ -128,8 +128,8 @@ pub async fn run(incoming: quinn::Incoming, host: Arc<Host>, peer: PeerId) {
         cut: cut_tx,
     };
     if match_tx.send(join).await.is_err() {
-        if matches!(host.matches.lookup(&claims.match_id), Lookup::Suspended) {
-            return suspended(&conn);
+        if let Lookup::Suspended(to) = host.matches.lookup(&claims.match_id) {
+            return Closing::suspended(to.as_ref()).close(&conn);
         }
         host.metrics.refused(ErrorCode::MatchOver);
         let _ = out_tx.try_send(Outgoing::frame(&ServerMessage::error(
@@ -232,12 +232,6 @@ async fn write_frames(
     Closing::Closed
 }
 
-/// A join for a match suspended here: no `Error` (the seat is still the player's), only the
-/// close `suspended`, which a client takes as a lost connection and tries again — the match
-/// goes on after this server's restart or on the server it moved to.
-fn suspended(conn: &quinn::Connection) {
-    conn.close(
-        close::SUSPENDED.code.into(),
-        close::SUSPENDED.reason_bytes(),
-    );
-}
+// A join for a match suspended here gets no `Error` (the seat is still the player's), only the
+// close `suspended` — which a client takes as a lost connection and tries again: the match goes
+// on after this server's restart — or `moved` with where it went, when an operator said.

@@ -180,6 +180,8 @@ struct Driver {
     replay_stopped: bool,
     /// Suspended: over here, its files kept to take it up again.
     suspended: bool,
+    /// Where the match goes on, when an operator suspending it said (told to its clients).
+    moved_to: Option<Arc<cohort_protocol::close::MovedTo>>,
     created_at: u64,
     reports: Vec<PathBuf>,
     pub files: Files,
@@ -199,7 +201,7 @@ impl Driver {
     /// dropped and the connection cut.
     fn close(&mut self, peer: PeerId, closing: Closing) {
         if let Some(o) = self.outs.remove(&peer) {
-            if !o.held.is_empty() || o.tx.try_send(Outgoing::Close(closing)).is_err() {
+            if !o.held.is_empty() || o.tx.try_send(Outgoing::Close(closing.clone())).is_err() {
                 let _ = o.cut.send(closing);
             }
         }
@@ -291,7 +293,10 @@ impl Driver {
                     }
                 }
                 Action::Close { peer } => self.close(peer, Closing::Closed),
-                Action::CloseSuspended { peer } => self.close(peer, Closing::Suspended),
+                Action::CloseSuspended { peer } => {
+                    let closing = Closing::suspended(self.moved_to.as_ref());
+                    self.close(peer, closing)
+                }
                 Action::ReplayStart(header) => {
                     let name = format!("{}-{}.cohort-replay", m.id(), super::unix_now());
                     let path = self.files.replay_dir.join(name);
@@ -544,6 +549,7 @@ pub(super) async fn run(
         replay_path,
         replay_stopped: false,
         suspended: false,
+        moved_to: None,
         created_at,
         reports: Vec::new(),
         files: kit.files.clone(),
@@ -594,7 +600,10 @@ pub(super) async fn run(
                         m.handle(now, Event::Disconnected { peer });
                     }
                     Some(MatchInput::End) => m.handle(now, Event::End),
-                    Some(MatchInput::Suspend) => m.handle(now, Event::Suspend),
+                    Some(MatchInput::Suspend { to }) => {
+                        d.moved_to = to;
+                        m.handle(now, Event::Suspend)
+                    }
                     None => m.handle(now, kit.files.shutdown()),
                 }
             }

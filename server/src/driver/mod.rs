@@ -32,6 +32,7 @@ use crate::config::ServerConfig;
 use crate::lockstep::{Match, PeerId, Settings};
 use crate::tokens::MatchTokens;
 use anyhow::{Context, Result};
+use cohort_protocol::close::MovedTo;
 use cohort_protocol::codec::encode_frame;
 use cohort_protocol::message::{Hello, Role, ServerMessage};
 use cohort_sim::Ruleset;
@@ -67,28 +68,34 @@ pub enum Outgoing {
 }
 
 /// How the server closes a joined connection (docs/PROTOCOL.md, "QUIC close codes").
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Closing {
     /// After its last frame: `closed` (0).
     Closed,
     /// Its match is suspended here, its seat still the player's: `suspended` (2), no `Error`
     /// before it; the client tries again.
     Suspended,
+    /// Its match is suspended here and goes on there: `moved` (3), the reason saying where.
+    Moved(Arc<MovedTo>),
 }
 
 impl Closing {
-    /// The QUIC close code and reason.
-    pub fn code(self) -> cohort_protocol::close::CloseCode {
-        match self {
-            Closing::Closed => cohort_protocol::close::CLOSED,
-            Closing::Suspended => cohort_protocol::close::SUSPENDED,
+    /// A match suspended here: told where it went, when known.
+    pub fn suspended(to: Option<&Arc<MovedTo>>) -> Closing {
+        match to {
+            Some(to) => Closing::Moved(to.clone()),
+            None => Closing::Suspended,
         }
     }
 
     /// Closes `conn` so.
-    pub fn close(self, conn: &quinn::Connection) {
-        let c = self.code();
-        conn.close(c.code.into(), c.reason_bytes());
+    pub fn close(&self, conn: &quinn::Connection) {
+        use cohort_protocol::close::{CLOSED, MOVED, SUSPENDED};
+        match self {
+            Closing::Closed => conn.close(CLOSED.code.into(), CLOSED.reason_bytes()),
+            Closing::Suspended => conn.close(SUSPENDED.code.into(), SUSPENDED.reason_bytes()),
+            Closing::Moved(to) => conn.close(MOVED.code.into(), &to.reason()),
+        }
     }
 }
 
@@ -125,8 +132,11 @@ pub enum MatchInput {
         out: mpsc::Sender<Outgoing>,
         cut: oneshot::Sender<Closing>,
     },
-    /// An operator suspends the match.
-    Suspend,
+    /// An operator suspends the match (or the server, shutting down, keeps it); `to`: where it
+    /// goes on, told to its clients.
+    Suspend {
+        to: Option<Arc<MovedTo>>,
+    },
 }
 
 /// What every connection task, match task and HTTP handler shares.
@@ -389,15 +399,27 @@ impl Host {
         self.tell_match(id, MatchInput::End).await
     }
 
-    /// Asks a live match to suspend (an operator's call); false if it is not live.
-    pub async fn suspend_match(&self, id: &str) -> bool {
-        self.tell_match(id, MatchInput::Suspend).await
+    /// Asks a live match to suspend (an operator's call), its clients told where it goes on
+    /// when `to` says; false if it is not live.
+    pub async fn suspend_match(&self, id: &str, to: Option<MovedTo>) -> bool {
+        let to = to.map(Arc::new);
+        if let Some(to) = &to {
+            self.matches.set_moved(id, to.clone());
+        }
+        self.tell_match(id, MatchInput::Suspend { to }).await
+    }
+
+    /// Tells a match already suspended here where it went: a client joining it here from now
+    /// on is closed with `moved` and that address. False if it is not suspended here.
+    pub fn set_moved(&self, id: &str, to: MovedTo) -> bool {
+        matches!(self.matches.lookup(id), Lookup::Suspended(_))
+            && self.matches.set_moved(id, Arc::new(to))
     }
 
     async fn tell_match(&self, id: &str, input: MatchInput) -> bool {
         match self.matches.lookup(id) {
             Lookup::Live(tx) => tx.send(input).await.is_ok(),
-            Lookup::Ended | Lookup::Suspended | Lookup::Unknown => false,
+            Lookup::Ended | Lookup::Suspended(_) | Lookup::Unknown => false,
         }
     }
 

@@ -3,7 +3,9 @@
 //! API and Agones add matches here ([`super::Host::create_match`]).
 
 use super::{CreateError, MatchInput, MatchState, MatchView};
+use cohort_protocol::close::MovedTo;
 use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
 use std::sync::{Mutex, RwLock};
 use tokio::sync::{mpsc, watch};
 
@@ -13,6 +15,8 @@ pub const ENDED_KEPT: usize = 1024;
 struct Entry {
     inbox: mpsc::Sender<MatchInput>,
     view: watch::Receiver<MatchView>,
+    /// Where the match went, once suspended here and an operator said.
+    moved: Option<Arc<MovedTo>>,
 }
 
 impl Entry {
@@ -35,8 +39,9 @@ pub const SUSPENDED_REASON: &str = "suspended";
 pub enum Lookup {
     Live(mpsc::Sender<MatchInput>),
     Ended,
-    /// Suspended here (its files kept): it goes on after a restart or on another server.
-    Suspended,
+    /// Suspended here (its files kept): it goes on after a restart or on another server; where,
+    /// when an operator said.
+    Suspended(Option<Arc<MovedTo>>),
     Unknown,
 }
 
@@ -65,7 +70,14 @@ impl Matches {
         if live >= max {
             return Err(CreateError::Full(live));
         }
-        entries.insert(id.to_string(), Entry { inbox, view });
+        entries.insert(
+            id.to_string(),
+            Entry {
+                inbox,
+                view,
+                moved: None,
+            },
+        );
         Ok(())
     }
 
@@ -91,10 +103,22 @@ impl Matches {
         }
     }
 
+    /// Notes where a match (suspended, or being suspended) went; false for an unknown id.
+    pub(super) fn set_moved(&self, id: &str, to: Arc<MovedTo>) -> bool {
+        let mut entries = self.entries.write().unwrap_or_else(|e| e.into_inner());
+        match entries.get_mut(id) {
+            Some(e) => {
+                e.moved = Some(to);
+                true
+            }
+            None => false,
+        }
+    }
+
     pub fn lookup(&self, id: &str) -> Lookup {
         let entries = self.entries.read().unwrap_or_else(|e| e.into_inner());
         match entries.get(id) {
-            Some(e) if e.suspended() => Lookup::Suspended,
+            Some(e) if e.suspended() => Lookup::Suspended(e.moved.clone()),
             Some(e) if e.ended() => Lookup::Ended,
             Some(e) => Lookup::Live(e.inbox.clone()),
             None => Lookup::Unknown,

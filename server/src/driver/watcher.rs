@@ -68,7 +68,7 @@ fn admit(url: &url::Url, host: &Host) -> Result<mpsc::Sender<MatchInput>, Refusa
             format!("the match `{asked}` is over"),
         )),
         // Suspended here: it goes on after a restart or elsewhere; the page may try again.
-        Lookup::Suspended => Err((
+        Lookup::Suspended(_) => Err((
             StatusCode::SERVICE_UNAVAILABLE,
             ErrorCode::MatchOver,
             format!("the match `{asked}` is suspended on this server"),

@@ -16,6 +16,7 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post, put};
 use axum::{Json, Router};
+use cohort_protocol::close::{MovedError, MovedTo};
 use serde::Serialize;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -429,27 +430,81 @@ async fn once_ended(view: &mut tokio::sync::watch::Receiver<crate::driver::Match
     }
 }
 
+/// `POST /v1/matches/{id}/suspend`'s body, all of it optional (an empty body is none): where
+/// the match goes on, told to its clients (close code `moved`).
+#[derive(serde::Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct SuspendBody {
+    /// HOST:PORT players connect to there.
+    address: Option<String>,
+    /// The SHA-256 fingerprint of the certificate there, for clients that pin one.
+    fingerprint: Option<String>,
+}
+
+/// Where a suspend's body says the match goes on, or the 400 answer.
+fn moved_to(body: &[u8]) -> Result<Option<MovedTo>, Box<Response>> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    let b: SuspendBody = serde_json::from_slice(body)
+        .map_err(|e| Box::new(bad_field(WHOLE_BODY.to_string(), e.to_string())))?;
+    match (b.address, b.fingerprint) {
+        (None, None) => Ok(None),
+        (None, Some(_)) => Err(Box::new(bad_field(
+            "address".into(),
+            "a fingerprint comes with the address it is for".into(),
+        ))),
+        (Some(address), fingerprint) => MovedTo::new(&address, fingerprint.as_deref())
+            .map(Some)
+            .map_err(|e| {
+                let field = match e {
+                    MovedError::Address(_) => "address",
+                    MovedError::Fingerprint(_) => "fingerprint",
+                };
+                Box::new(bad_field(field.into(), e.to_string()))
+            }),
+    }
+}
+
 /// Suspends a match: its open turn played and recorded, its state saved beside its replay,
-/// its connections closed without `MatchEnded` (clients reconnect); 200 with the match (state
-/// `ended`, reason `suspended`), 202 if not done within [`END_WAIT`].
+/// its connections closed without `MatchEnded` (clients reconnect; told where it goes on when
+/// the body says); 200 with the match (state `ended`, reason `suspended`), 202 if not done
+/// within [`END_WAIT`]. A match already suspended here is only told where it went (200).
 async fn suspend(
     State(admin): State<Admin>,
     path: Result<Path<String>, PathRejection>,
+    body: Result<Bytes, BytesRejection>,
 ) -> Response {
     let host = &admin.host;
     let (id, mut view) = match named_match(host, path) {
         Ok(m) => m,
         Err(answer) => return *answer,
     };
+    let body = match body_within(body, ADMIN_BODY_LIMIT_BYTES) {
+        Ok(b) => b,
+        Err(answer) => return *answer,
+    };
+    let to = match moved_to(&body) {
+        Ok(to) => to,
+        Err(answer) => return *answer,
+    };
     if view.borrow().state == MatchState::Ended {
+        let now = view.borrow().clone();
+        if let Some(to) = to {
+            if host.set_moved(&id, to.clone()) {
+                tracing::info!(match_id = %id, address = %to.address, "admin API: a suspended match's clients are told where it went");
+                return Json(now).into_response();
+            }
+        }
         return failure(
             StatusCode::CONFLICT,
             "match_ended",
             format!("match `{id}` has ended: there is nothing to suspend"),
         );
     }
-    host.suspend_match(&id).await;
-    tracing::info!(match_id = %id, "admin API: match suspended by an operator");
+    let address = to.as_ref().map(|t| t.address.clone());
+    host.suspend_match(&id, to).await;
+    tracing::info!(match_id = %id, moved_to = ?address, "admin API: match suspended by an operator");
     once_ended(&mut view).await
 }
 
