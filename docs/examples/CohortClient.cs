@@ -73,6 +73,7 @@ static unsafe class Cohort {
     [DllImport(Lib)] public static extern int cohort_client_connect(CohortConnectOptions* o, out ulong client);
     [DllImport(Lib)] public static extern int cohort_client_poll(ulong client, out CohortEvent e);
     [DllImport(Lib)] public static extern int cohort_client_wait(ulong client, uint timeout_ms);
+    [DllImport(Lib)] public static extern int cohort_client_reconnect_for(ulong client, uint seconds);
     [DllImport(Lib)] public static extern int cohort_client_status(ulong client, out CohortClientStatus s);
     [DllImport(Lib)] public static extern int cohort_world_player_units(ulong h, uint player, ulong* ids, UIntPtr cap, out UIntPtr count);
     [DllImport(Lib)] public static extern int cohort_world_unit(ulong h, ulong id, out CohortUnit unit);
@@ -150,6 +151,12 @@ static unsafe class Program {
                 name = n, name_len = (UIntPtr)name.Length,
             };
             if (!Ok(Cohort.cohort_client_connect(&o, out client), "connect")) return 2;
+        }
+        // A lost connection (a link that fails, a server restarted or the match moved) is taken
+        // back by the client itself for up to 120 s, inside cohort_client_poll (EMBEDDING.md).
+        if (!Ok(Cohort.cohort_client_reconnect_for(client, 120), "reconnect_for")) {
+            Cohort.cohort_client_free(client);
+            return 2;
         }
         int exit = 0;
         bool over = false;

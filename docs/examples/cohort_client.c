@@ -165,6 +165,13 @@ int main(int argc, char **argv) {
     if (!ok(cohort_client_connect(&options, &client), "connect")) {
         return 2;
     }
+    /* A lost connection (a link that fails, a server restarted or the match moved) is taken
+       back by the client itself for up to 120 s, inside cohort_client_poll (docs/EMBEDDING.md,
+       "Coming back after a lost connection"). */
+    if (!ok(cohort_client_reconnect_for(client, 120), "reconnect_for")) {
+        cohort_client_free(client);
+        return 2;
+    }
     int status = 0;
     int over = 0;
     uint64_t turns = 0;

@@ -35,6 +35,10 @@ FX_ONE = 1 << 16
 Handle = c_uint64
 
 
+# How long a lost connection is tried again (what `cohort play` does).
+RECONNECT_SECS = 120
+
+
 class ConnectOptions(Structure):
     _fields_ = [(name, t) for field in
                 ("server", "fingerprint", "ca_file", "server_name", "token", "name",
@@ -106,6 +110,7 @@ class Cohort:
             "cohort_client_connect": ([POINTER(ConnectOptions), POINTER(Handle)], c_int32),
             "cohort_client_poll": ([Handle, POINTER(Event)], c_int32),
             "cohort_client_wait": ([Handle, c_uint32], c_int32),
+            "cohort_client_reconnect_for": ([Handle, c_uint32], c_int32),
             "cohort_client_status": ([Handle, POINTER(ClientStatus)], c_int32),
             "cohort_client_order": ([Handle, POINTER(Order), c_size_t], c_int32),
             "cohort_client_leave": ([Handle, c_uint8], c_int32),
@@ -200,6 +205,9 @@ def main():
         setattr(options, k + "_len", len(raw))
     client = Handle()
     c.check(c.client_connect(byref(options), byref(client)), "connect")
+    # A lost connection (a link that fails, a server restarted or the match moved) is taken
+    # back by the client itself for up to 120 s, inside client_poll (docs/EMBEDDING.md).
+    c.check(c.client_reconnect_for(client, RECONNECT_SECS), "reconnect_for")
     status, over, turns, seed = 0, False, 0, 11
     event = Event()
     try:
