@@ -533,7 +533,10 @@ enum CohortStatus cohort_client_wait(CohortHandle client, uint32_t timeout_ms);
 // docs/PROTOCOL.md, "Reconnecting"). The new connection's events follow the lost one's:
 // `JOINED` (its turn the match's), `SNAPSHOT_LOADED`, `SNAPSHOT_CHECKED`, then turns; a try
 // that fails is a `CONNECTION_LOST` again. A turn run starts the count and the time anew.
-// Nothing is retried after `MATCH_ENDED`, a leave, a refusal or `SERVER_NOT_TRUSTED`.
+// A connection the server closed with `moved` (the match moved to another server,
+// docs/PROTOCOL.md) is replaced by one to the address it named, pinning the fingerprint it
+// named if any. Nothing is retried after `MATCH_ENDED`, a leave, a refusal (`UnknownMatch`
+// at the new address too) or `SERVER_NOT_TRUSTED`.
 // `seconds` 0 (the default of a new client) never reconnects: the caller connects again
 // itself, as before this function.
 //
