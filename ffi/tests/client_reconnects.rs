@@ -1,8 +1,9 @@
 //! The C ABI's client takes its seat back by itself once asked (`cohort_client_reconnect_for`),
 //! called as C calls it, against a real server on loopback: its link cut by a relay, it
 //! reports `CONNECTION_LOST`, connects again through the relay once the link is back, joins
-//! with a snapshot the server's hash confirms and runs turns again; a client not asked stays
-//! lost, as before the function.
+//! with a snapshot the server's hash confirms and runs turns again; a client closed with
+//! `moved` goes where it was told, pinning the fingerprint it was given, and plays there; a
+//! client not asked stays lost, as before the function.
 
 mod common;
 
@@ -155,6 +156,67 @@ async fn a_client_not_asked_stays_lost_as_before() {
     })
     .await
     .unwrap();
+    server.stop().await.unwrap();
+    cohort_tests::outcome(steady).await;
+}
+
+/// A stand-in for a server the match moved away from: it answers every `Hello` by closing the
+/// connection with `moved`, naming `to`. Its own address and fingerprint.
+fn moved_away(to: cohort_protocol::close::MovedTo) -> (String, String) {
+    let identity = cohort_server::tls::Identity::self_signed().unwrap();
+    let fingerprint = identity.fingerprint.clone();
+    let endpoint = quinn::Endpoint::server(
+        identity.server_config().unwrap(),
+        "127.0.0.1:0".parse().unwrap(),
+    )
+    .unwrap();
+    let addr = endpoint.local_addr().unwrap().to_string();
+    tokio::spawn(async move {
+        while let Some(incoming) = endpoint.accept().await {
+            let Ok(conn) = incoming.await else { continue };
+            let reason = to.reason();
+            tokio::spawn(async move {
+                if let Ok((_send, mut recv)) = conn.accept_bi().await {
+                    // The Hello's length prefix: the client has said who it is.
+                    let mut prefix = [0u8; 4];
+                    let _ = recv.read_exact(&mut prefix).await;
+                    let moved = cohort_protocol::close::MOVED;
+                    conn.close(moved.code.into(), &reason);
+                }
+            });
+        }
+    });
+    (addr, fingerprint)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_asked_to_follows_a_match_that_moved_to_another_server() {
+    let (server, _relay, steady, token) = beside_a_bot("ffi-follow").await;
+    let to = cohort_protocol::close::MovedTo::new(&server.addr, Some(&server.fingerprint)).unwrap();
+    let (old_addr, old_fp) = moved_away(to);
+    assert_ne!(old_fp, server.fingerprint, "another certificate there");
+    let seen = tokio::task::spawn_blocking(move || {
+        // Connected to where the match was, pinning that server's certificate.
+        let o = options(&old_addr, &old_fp, None, &token);
+        let mut client: CohortHandle = 0;
+        assert_eq!(
+            unsafe { cohort_client_connect(&o, &mut client) },
+            CohortStatus::Ok
+        );
+        assert_eq!(cohort_client_reconnect_for(client, 120), CohortStatus::Ok);
+        let mut seen = Vec::new();
+        until(client, CohortEventKind::ConnectionLost, &mut seen);
+        until(client, CohortEventKind::Joined, &mut seen);
+        for _ in 0..5 {
+            let t = until(client, CohortEventKind::TurnRun, &mut seen);
+            assert_ne!(t.agrees, 0, "every turn agrees with the server");
+        }
+        assert_eq!(cohort_client_free(client), CohortStatus::Ok);
+        seen
+    })
+    .await
+    .unwrap();
+    assert!(!seen.contains(&(CohortEventKind::ServerNotTrusted as i32)));
     server.stop().await.unwrap();
     cohort_tests::outcome(steady).await;
 }
