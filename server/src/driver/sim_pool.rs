@@ -2,7 +2,10 @@
 //! clocks and move bytes. A match task sends its turn's sim here right after the turn's bundle
 //! left, so one match's sim never delays another match's deadline on a runtime thread. The
 //! pool is bounded (one thread per core by default) and its threads run at a lower OS priority
-//! ([`SIM_NICE`]), so when the cores are short the clock and the network win.
+//! ([`SIM_NICE`]), so when the cores are short the clock and the network get the larger share.
+//! A lower priority does not make the kernel hand over a core at once: a sim thread woken just
+//! before a turn's bundles went out held the core they shared while the bundles waited, so a
+//! match hands its job over only after its sends (`match_task::after_the_sends`).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc;
@@ -10,7 +13,14 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
 
 /// The OS priority (Linux `nice`) of the sim threads: the clock and network threads run at the
-/// process's own (0), so they preempt a running sim when they wake.
+/// process's own (0), so on a core shared with a sim they get the larger share of it. A thread
+/// that wakes while a sim runs may still wait for it: the kernel does not always preempt at
+/// once. `SCHED_IDLE` sim threads were tried instead and not kept: with the server on one core
+/// of a busy machine they gave the bundles no earlier a send (p99 5.8–6.2 ms against 3.1–5.5
+/// at nice 10, one match), and with four matches their sims fell 54 turns behind (6 at nice 10,
+/// in a run that had lost more of its bots, so cheaper sims) — `SCHED_IDLE` threads get
+/// almost nothing of a core any other process wants (BENCHMARKS.md, "The sim on the server's
+/// core").
 pub const SIM_NICE: i32 = 10;
 
 type Job = Box<dyn FnOnce() + Send>;
