@@ -520,6 +520,36 @@ impl Front {
 
 const ADMIN_TOKEN: &str = "an-admin-token-of-the-test";
 
+/// Starts a server on `dir` and `port` with `flags` (first start).
+fn start_with(dir: &Path, port: u16, flags: &[String]) -> Server {
+    start(
+        dir,
+        port,
+        0,
+        &flags.iter().map(String::as_str).collect::<Vec<_>>(),
+    )
+}
+
+/// Creates the two-player match "moving", `turns` long, through the admin API on port `admin`:
+/// its players' tokens and its spectator's.
+async fn create_moving(admin_port: u16, turns: u64) -> (Vec<String>, String) {
+    let body =
+        format!(r#"{{"id": "moving", "players": 2, "turn_ticks": 2, "max_turns": {turns}}}"#);
+    let (status, created) = admin(
+        reqwest::Method::POST,
+        admin_port,
+        "/v1/matches",
+        Some(body.into_bytes()),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    let tokens = &created["tokens"];
+    let players = (0..2)
+        .map(|i| tokens["players"][i].as_str().unwrap().to_string())
+        .collect();
+    (players, tokens["spectator"].as_str().unwrap().to_string())
+}
+
 async fn admin(
     method: reqwest::Method,
     port: u16,
@@ -569,39 +599,12 @@ async fn a_match_suspended_on_one_server_moves_to_another_and_is_played_to_its_e
         .map(String::from)
         .to_vec()
     };
-    let args = |admin| flags(admin);
-    let fa = args(admin_a);
-    let server_a = start(
-        &a,
-        port_a,
-        0,
-        &fa.iter().map(String::as_str).collect::<Vec<_>>(),
-    );
-    let fb = args(admin_b);
-    let server_b = start(
-        &b,
-        port_b,
-        0,
-        &fb.iter().map(String::as_str).collect::<Vec<_>>(),
-    );
+    let (fa, fb) = (flags(admin_a), flags(admin_b));
+    let server_a = start_with(&a, port_a, &fa);
+    let server_b = start_with(&b, port_b, &fb);
     assert_eq!(server_a.fingerprint, server_b.fingerprint);
-    let body =
-        format!(r#"{{"id": "moving", "players": 2, "turn_ticks": 2, "max_turns": {TURNS}}}"#);
-    let (status, created) = admin(
-        reqwest::Method::POST,
-        admin_a,
-        "/v1/matches",
-        Some(body.into_bytes()),
-    )
-    .await;
-    assert_eq!(status, 201, "{created}");
-    let token = |i: usize| {
-        created["tokens"]["players"][i]
-            .as_str()
-            .unwrap()
-            .to_string()
-    };
-    let spectator = created["tokens"]["spectator"].as_str().unwrap().to_string();
+    let (players, spectator) = create_moving(admin_a, TURNS).await;
+    let token = |i: usize| players[i].clone();
     let front = Front::start(port_a).await;
     let fp = server_a.fingerprint.clone();
     let bots = vec![
@@ -692,35 +695,11 @@ async fn a_match_moved_to_another_address_tells_its_clients_where_and_they_follo
         .to_vec()
     };
     let (fa, fb) = (flags(admin_a), flags(admin_b));
-    let server_a = start(
-        &a,
-        port_a,
-        0,
-        &fa.iter().map(String::as_str).collect::<Vec<_>>(),
-    );
-    let server_b = start(
-        &b,
-        port_b,
-        0,
-        &fb.iter().map(String::as_str).collect::<Vec<_>>(),
-    );
+    let server_a = start_with(&a, port_a, &fa);
+    let server_b = start_with(&b, port_b, &fb);
     assert_ne!(server_a.fingerprint, server_b.fingerprint);
-    let body =
-        format!(r#"{{"id": "moving", "players": 2, "turn_ticks": 2, "max_turns": {TURNS}}}"#);
-    let (status, created) = admin(
-        reqwest::Method::POST,
-        admin_a,
-        "/v1/matches",
-        Some(body.into_bytes()),
-    )
-    .await;
-    assert_eq!(status, 201, "{created}");
-    let token = |i: usize| {
-        created["tokens"]["players"][i]
-            .as_str()
-            .unwrap()
-            .to_string()
-    };
+    let (players, _spectator) = create_moving(admin_a, TURNS).await;
+    let token = |i: usize| players[i].clone();
     let addr_a: SocketAddr = format!("127.0.0.1:{port_a}").parse().unwrap();
     let bots = vec![
         bot(addr_a, &server_a.fingerprint, token(0), "ana"),
