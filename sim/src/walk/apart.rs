@@ -293,6 +293,7 @@ impl Stepper<'_> {
         }
         [bent, from + side, from - side]
             .into_iter()
+            .chain(std::iter::once_with(|| self.out_between(from, step, len)).flatten())
             .find(|&p| {
                 p != from
                     && self.open_step(from, p)
@@ -300,5 +301,27 @@ impl Stepper<'_> {
                     && !self.crowds(from, p)
             })
             .unwrap_or(from)
+    }
+
+    /// The way out from between the bodies a walker at `from` stands at the allowance of (within
+    /// it and a step more), `len` long: away from all of them at once, when that is no step
+    /// back against `step`, or at any way while the walker squeezes (Cohort's choice: a knight at
+    /// the allowance of two others, one either side, its step between them leaning a hair toward
+    /// one, found the bend toward either refused and stood for minutes with open ground straight
+    /// ahead).
+    fn out_between(&self, from: Vec2, step: Vec2, len: Fx) -> Option<Vec2> {
+        let mut away = Vec2::ZERO;
+        for b in self.near(from) {
+            let d = from - b.middle;
+            let reach = self.allowance(b) + len;
+            if d != Vec2::ZERO && squared(d) < i128::from(reach.to_bits()).pow(2) {
+                away = away + d.with_length(fx(1));
+            }
+        }
+        // Squeezing (held three seconds), it may step back out from between them too: wedged
+        // between two, each pinned by another, neither had room to let the other by.
+        let back_ok = self.squeeze.is_some();
+        (away != Vec2::ZERO && (back_ok || away.dot(step) > Fx::ZERO))
+            .then(|| from + away.with_length(len))
     }
 }

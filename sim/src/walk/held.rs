@@ -33,7 +33,7 @@
 //! [`crate::walk::Stepper::keep_apart`]), so two walkers coming at each other pass rather than
 //! push each other aside by turns.
 
-use super::short::short_way;
+use super::short::{short_way, K_SHORT_REACH};
 use super::stepper;
 use crate::astar::Budget;
 use crate::nav::{holds_ground, route_past_the_yielding, route_round, Ask, Tick};
@@ -79,6 +79,9 @@ pub const K_PRESS_AFTER_TICKS: u64 = 6000 / TICK_MS as u64;
 /// 0.7, where keeping apart keeps 0.75; over 0.9 of the allowance, so squeezing past is never a
 /// merge).
 pub const K_SQUEEZE_APART: Fx = fx_ratio(7, 10);
+/// A detour whose short way cannot reach the walk's first corner (a body stands on it) tries
+/// the next corners, up to this many, within the short way's reach (Cohort's choice).
+pub const K_CORNERS_PAST_A_TAKEN_ONE: usize = 2;
 
 /// How many ticks the walker on `route` has not strode, at tick `now`: what its squeeze and its
 /// press count (Cohort's choice: coming an eighth of a tile nearer a corner now and then,
@@ -273,8 +276,11 @@ pub fn detour(tick: &mut Tick<'_>, i: usize, route: &mut Route, at: Vec2) -> Det
         *route = r;
     }
     // Shut in: no way round even past the walkers (they move on), only bodies standing and
-    // the ground about it.
+    // the ground about it. Not a chaser (Cohort's choice): its chase plans it a place again at
+    // once, held afresh, and an archer a step from its firing place stopped and planned again
+    // by turns for 42.7 s, never held long enough to press.
     if !found
+        && route.target.is_none()
         && at.chebyshev(route.goal) <= K_STOP_AGAINST_REACH
         && still_ticks(route, now) >= K_STOP_AGAINST_TICKS
         && !beside_walkers(tick, i, at)
@@ -287,17 +293,10 @@ pub fn detour(tick: &mut Tick<'_>, i: usize, route: &mut Route, at: Vec2) -> Det
     if still_ticks(route, now) >= K_STOP_AGAINST_TICKS && shut_out(tick, i, &ask) {
         return Detour::ShutIn;
     }
-    // Out of the hollow it stands in, to the walk's first corner, through the gaps.
-    let Some(&corner) = route.waypoints.first() else {
-        return Detour::Made;
-    };
-    let target = route.target;
-    let way = {
-        let s = stepper(tick.view(), i, route);
-        short_way(&s, at, corner, |b| Some(b.entity) == target)
-    };
-    if let Some(way) = way {
-        if way.last() == Some(&corner) {
+    // Out of the hollow it stands in, to the walk's first corner, through the gaps; or, with
+    // that corner taken, to one after it.
+    if let Some((way, passed)) = way_through_the_gaps(tick, i, route, at) {
+        for _ in 0..passed {
             route.pass_corner();
         }
         route.fine = u8::try_from(way.len()).unwrap_or(u8::MAX);
@@ -311,6 +310,45 @@ pub fn detour(tick: &mut Tick<'_>, i: usize, route: &mut Route, at: Vec2) -> Det
         ..held_as_before(&route.progress)
     };
     Detour::Made
+}
+
+/// The way through the gaps about the walker `i` at `at` ([`short_way`]) to the first corner of
+/// `route`, and how many of its corners it passes. With no way to the first corner itself (a
+/// body stands on it), the way to the first of the next [`K_CORNERS_PAST_A_TAKEN_ONE`] corners
+/// within the short way's reach that it comes to, those before it passed (Cohort's choice: two
+/// knights at a gap's mouth, both routed through the tile before it, each stood on the other's
+/// way there for minutes while the gap itself lay open to both); with none, the way as near the
+/// first corner as it gets.
+fn way_through_the_gaps(
+    tick: &Tick<'_>,
+    i: usize,
+    route: &Route,
+    at: Vec2,
+) -> Option<(Vec<Vec2>, usize)> {
+    let target = route.target;
+    let s = stepper(tick.view(), i, route);
+    let leaves_out = |b: &crate::nav::Body| Some(b.entity) == target;
+    let &first = route.waypoints.first()?;
+    let way = short_way(&s, at, first, leaves_out);
+    if let Some(way) = way.as_ref().filter(|w| w.last() == Some(&first)) {
+        return Some((way.clone(), 1));
+    }
+    let reach = Fx::from_num(K_SHORT_REACH - 1);
+    let later = route
+        .waypoints
+        .iter()
+        .enumerate()
+        .skip(1)
+        .take(K_CORNERS_PAST_A_TAKEN_ONE)
+        .take_while(|(_, c)| c.chebyshev(at) <= reach);
+    for (k, &corner) in later {
+        if let Some(past) = short_way(&s, at, corner, leaves_out) {
+            if past.last() == Some(&corner) {
+                return Some((past, k + 1));
+            }
+        }
+    }
+    way.map(|w| (w, 0))
 }
 
 /// Whether the goal of `ask` is shut out by bodies that hold their ground against the walker
@@ -367,7 +405,7 @@ pub enum Detour {
     /// A way round, or the walk it had kept.
     Made,
     /// No way round, no stride for [`K_STOP_AGAINST_TICKS`], no walker beside it and its walk's
-    /// end within [`K_STOP_AGAINST_REACH`]; or, anywhere, no stride for as long and its goal
+    /// end within [`K_STOP_AGAINST_REACH`] (a walk to a point, not a chase); or, anywhere, no stride for as long and its goal
     /// shut out by those who hold their ground against it ([`shut_out`]): the walker stops
     /// against those standing round it,
     /// its walk over (Cohort's choice: nobody walks through anyone, and a

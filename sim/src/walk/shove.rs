@@ -16,6 +16,13 @@
 //! the same, up to [`K_SHOVE_CHAIN`] deep. A body stepping out of another (a settle walk,
 //! [`super::settle`]) shoves as one pressing does, from its first step. Nobody on hold and no standing unit of another
 //! player is ever shoved, so a line of units on hold, or an enemy's, holds.
+//!
+//! Two walkers pressing, each making for where the other stands, give way by a right of way
+//! (Cohort's choice): the one held longer shoves, the other does not shove it back. A pressing
+//! walker shoves a walker coming at it that it has the right of way over *back* along its own
+//! line, and its own player's standing units ahead of it on its line *on* before it, by its
+//! step, where that finds room; aside where it does not: in a gap a body wide nobody can step
+//! aside, and the walkers of one way back out for the other.
 
 use super::apart::Stepper;
 use super::held::{held_ticks, still_ticks, K_PRESS_AFTER_TICKS, K_SAME_WAY};
@@ -65,6 +72,30 @@ pub fn clear_way(tick: &mut Tick<'_>, i: usize, route: &Route, widest: Fx) {
     // (Cohort's choice: nine placed on one point, the four in the middle were caged by the five
     // that had stepped out round them, none inside anyone, and stood inside each other for good).
     let presses = still_ticks(route, now) >= K_PRESS_AFTER_TICKS || route.settle;
+    // Two walkers pressing, each making for where the other stands, shove each other back by
+    // turns for good, each in the other's tick: the one held longer (its last stride the earlier,
+    // the lower id on a tie) has the right of way, and the other does not shove it (Cohort's
+    // choice: two knights left alone in the open after two blocks had crossed stood against
+    // each other for 100 s, each shoved back by the other as far as it had stepped).
+    let has_right_of_way = |r: &Route, there: Vec2, them: EntityId| {
+        presses
+            && heads_at(r, there, at)
+            && still_ticks(r, now) >= K_PRESS_AFTER_TICKS
+            && (r.progress.strode, them) < (route.progress.strode, me)
+    };
+    // A walker coming at the shover that may not give way sideways (a gap a body wide, a file
+    // beside it) is shoved back along the shover's line by the shover's step, when the shover
+    // presses and has the right of way over it: held no shorter, and it not pressing or held
+    // less long (Cohort's choice: four mangonels, two each way, met in a gap a mangonel wide
+    // and stood there for 200 s, none able to step aside; the walkers of one way now back out
+    // of the gap, those behind them shoved on, and the other way walks through).
+    let backs_out = |r: &Route, there: Vec2, them: EntityId| {
+        presses
+            && (there - at).dot(line) > Fx::ZERO
+            && heads_at(r, there, at)
+            && (still_ticks(r, now) < K_PRESS_AFTER_TICKS
+                || (route.progress.strode, me) < (r.progress.strode, them))
+    };
     let push_idle = tick.rules.push_idle;
     let states = &tick.state.units;
     let shovable = |b: &Body| {
@@ -76,6 +107,12 @@ pub fn clear_way(tick: &mut Tick<'_>, i: usize, route: &Route, widest: Fx) {
         };
         let v = &states[k];
         if v.hit_points == 0 || v.pushed.is_some() {
+            return false;
+        }
+        if v.route
+            .as_ref()
+            .is_some_and(|r| has_right_of_way(r, v.position, b.entity))
+        {
             return false;
         }
         if b.owner != owner {
@@ -100,7 +137,7 @@ pub fn clear_way(tick: &mut Tick<'_>, i: usize, route: &Route, widest: Fx) {
     let survey = &tick.nav.survey;
     let crowded = |to: Vec2| {
         let step = to - at;
-        let mut shoves: Vec<(EntityId, Vec2)> = Vec::new();
+        let mut shoves: Vec<(EntityId, Vec2, Option<Vec2>)> = Vec::new();
         let mut held = false;
         for b in survey.near(to, radius + widest) {
             let allow = (radius + b.radius) * super::K_KEEP_APART;
@@ -119,7 +156,15 @@ pub fn clear_way(tick: &mut Tick<'_>, i: usize, route: &Route, widest: Fx) {
                 -step.perp()
             };
             let need = allow - (to - b.middle).length() + K_SHOVE_SLACK;
-            shoves.push((b.entity, side.with_length(need.min(step_len))));
+            let ahead = (b.middle - at).dot(line) > Fx::ZERO;
+            let back = find(states, b.entity, |v| v.id)
+                .filter(|&k| match &states[k].route {
+                    Some(r) => backs_out(r, b.middle, b.entity),
+                    // Its own player's standing unit, making room, goes on before it.
+                    None => presses && ahead && b.owner == owner,
+                })
+                .map(|_| line.with_length(step_len + K_SHOVE_SLACK));
+            shoves.push((b.entity, side.with_length(need.min(step_len)), back));
         }
         (shoves, held)
     };
@@ -130,9 +175,19 @@ pub fn clear_way(tick: &mut Tick<'_>, i: usize, route: &Route, widest: Fx) {
     if held {
         shoves = crowded(at + line.perp().with_length(step_len)).0;
     }
-    for (id, by) in shoves {
-        shove(tick, me, id, by, widest, K_SHOVE_CHAIN, presses);
+    for (id, aside, back) in shoves {
+        let backed = back.is_some_and(|by| shove(tick, me, id, by, widest, K_SHOVE_CHAIN, presses));
+        if !backed {
+            shove(tick, me, id, aside, widest, K_SHOVE_CHAIN, presses);
+        }
     }
+}
+
+/// Whether a walker at `there` on `r` makes for `at`: its first corner lies on `at`'s side of it.
+fn heads_at(r: &Route, there: Vec2, at: Vec2) -> bool {
+    r.waypoints
+        .first()
+        .is_some_and(|&c| (c - there).dot(at - there) > Fx::ZERO)
 }
 
 /// How many bodies deep a shove passes on: a shoved body shoves those in its own way aside by
