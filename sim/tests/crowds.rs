@@ -985,6 +985,19 @@ fn mangonels_meeting_in_a_gap_a_body_wide_take_turns() {
 }
 
 #[test]
+fn enemy_mangonels_meeting_in_a_gap_take_turns() {
+    // Enemies never pass through each other: those of one way are shoved back out of the gap by
+    // the one with the right of way, and the other way walks through (before: none arrived,
+    // the four held 69 s and more).
+    arrives_apart("enemy_mangonels_meet_in_a_gap", 4);
+}
+
+#[test]
+fn knights_each_way_through_a_gap_take_turns() {
+    arrives_apart("knights_each_way_through_a_gap", 12);
+}
+
+#[test]
 fn enemy_militia_both_ways_through_a_one_tile_gap() {
     arrives_apart("militia_gap_one_wide_enemies", 40);
 }
