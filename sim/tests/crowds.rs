@@ -998,6 +998,37 @@ fn knights_each_way_through_a_gap_take_turns() {
 }
 
 #[test]
+fn knights_50_head_on_all_arrive() {
+    arrives_apart("knights_50_head_on", 100);
+}
+
+#[test]
+fn militia_100_head_on_all_arrive() {
+    arrives_apart("militia_100_head_on", 200);
+}
+
+#[test]
+fn archers_60_head_on_all_arrive() {
+    arrives_apart("archers_60_head_on", 120);
+}
+
+#[test]
+#[ignore = "issue 33: the middles of the two fronts wait while the flanks peel away round each other: longest stall 11.5 s"]
+fn scouts_80_head_on_all_arrive() {
+    arrives_apart("scouts_80_head_on", 160);
+}
+
+#[test]
+fn knights_30_head_on_offset_all_arrive() {
+    arrives_apart("knights_30_head_on_offset", 60);
+}
+
+#[test]
+fn spearmen_formations_head_on_all_arrive() {
+    arrives_apart("spearmen_formations_head_on", 120);
+}
+
+#[test]
 fn enemy_militia_both_ways_through_a_one_tile_gap() {
     arrives_apart("militia_gap_one_wide_enemies", 40);
 }
