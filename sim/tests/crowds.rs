@@ -881,6 +881,11 @@ fn scenes_still_stalling_keep_bodies_apart() {
         "soak_535_mangonels_through_the_one_gap",
         "soak_166_attackers_round_a_building",
         "soak_418_a_mangonel_jostled_in_a_melee",
+        "soak_10_villagers_between_attacking_scouts",
+        "soak_14_a_gatherer_at_a_pinch_between_idle_militia",
+        "soak_34_a_scout_inside_idle_skirmishers",
+        "soak_142_gatherers_inside_idle_spearmen",
+        "scouts_80_head_on",
     ] {
         let r = run(name);
         assert!(r.watch.in_closed_ground.is_empty(), "{name}");
@@ -1026,6 +1031,30 @@ fn knights_30_head_on_offset_all_arrive() {
 #[test]
 fn spearmen_formations_head_on_all_arrive() {
     arrives_apart("spearmen_formations_head_on", 120);
+}
+
+#[test]
+#[ignore = "issue 33: two villagers held between enemy scouts attacking a building, which nobody may shove: longest stall 142.3 s"]
+fn villagers_between_attacking_enemy_scouts_get_through() {
+    kept_apart_and_nobody_stuck("soak_10_villagers_between_attacking_scouts");
+}
+
+#[test]
+#[ignore = "issue 33: a gatherer sent at every detour through a pinch between two idle enemy militia that its walk refuses: longest stall 260.5 s"]
+fn a_gatherer_at_a_pinch_between_idle_enemies_gets_through() {
+    kept_apart_and_nobody_stuck("soak_14_a_gatherer_at_a_pinch_between_idle_militia");
+}
+
+#[test]
+#[ignore = "issue 33: a scout wedged in a hollow of a block of idle enemy skirmishers: longest stall 211.2 s"]
+fn a_scout_inside_idle_enemy_skirmishers_gets_out() {
+    kept_apart_and_nobody_stuck("soak_34_a_scout_inside_idle_skirmishers");
+}
+
+#[test]
+#[ignore = "issue 33: gatherers wedged in the hollows of a block of idle enemy spearmen: eight stalls, longest 157.2 s"]
+fn gatherers_inside_idle_enemy_spearmen_get_out() {
+    kept_apart_and_nobody_stuck("soak_142_gatherers_inside_idle_spearmen");
 }
 
 #[test]
