@@ -330,8 +330,8 @@ fn way_through_the_gaps(
     let leaves_out = |b: &crate::nav::Body| Some(b.entity) == target;
     let &first = route.waypoints.first()?;
     let way = short_way(&s, at, first, leaves_out);
-    if let Some(way) = way.as_ref().filter(|w| w.last() == Some(&first)) {
-        return Some((way.clone(), 1));
+    if way.as_ref().is_some_and(|w| w.last() == Some(&first)) {
+        return way.map(|w| (w, 1));
     }
     let reach = Fx::from_num(K_SHORT_REACH - 1);
     let later = route

@@ -91,7 +91,6 @@ pub fn clear_way(tick: &mut Tick<'_>, i: usize, route: &Route, widest: Fx) {
     // of the gap, those behind them shoved on, and the other way walks through).
     let backs_out = |r: &Route, there: Vec2, them: EntityId| {
         presses
-            && (there - at).dot(line) > Fx::ZERO
             && heads_at(r, there, at)
             && (still_ticks(r, now) < K_PRESS_AFTER_TICKS
                 || (route.progress.strode, me) < (r.progress.strode, them))
@@ -156,12 +155,14 @@ pub fn clear_way(tick: &mut Tick<'_>, i: usize, route: &Route, widest: Fx) {
                 -step.perp()
             };
             let need = allow - (to - b.middle).length() + K_SHOVE_SLACK;
+            // Only a body ahead of the shover on its line is shoved on along it.
             let ahead = (b.middle - at).dot(line) > Fx::ZERO;
             let back = find(states, b.entity, |v| v.id)
+                .filter(|_| ahead)
                 .filter(|&k| match &states[k].route {
                     Some(r) => backs_out(r, b.middle, b.entity),
                     // Its own player's standing unit, making room, goes on before it.
-                    None => presses && ahead && b.owner == owner,
+                    None => presses && b.owner == owner,
                 })
                 .map(|_| line.with_length(step_len + K_SHOVE_SLACK));
             shoves.push((b.entity, side.with_length(need.min(step_len)), back));
