@@ -887,6 +887,8 @@ fn scenes_still_stalling_keep_bodies_apart() {
         "soak_142_gatherers_inside_idle_spearmen",
         "scouts_80_head_on",
         "galleys_strait_both_ways",
+        "galleys_strait_three_wide_both_ways",
+        "galleys_four_a_side_in_a_strait",
     ] {
         let r = run(name);
         assert!(r.watch.in_closed_ground.is_empty(), "{name}");
@@ -1080,6 +1082,18 @@ fn eight_players_fight_it_out_in_the_middle() {
 #[ignore = "issue 33: galleys of both ways crowd each mouth of the strait, those waiting to go in standing where those coming out must pass: longest stall 78.3 s, all sixteen still under way at the end"]
 fn galleys_meeting_in_a_strait_both_get_through() {
     arrives_apart("galleys_strait_both_ways", 16);
+}
+
+#[test]
+#[ignore = "issue 33: the galleys of both ways take both lanes of a strait wide enough for two side by side and meet front to front in each: longest stall 77.1 s, twelve still under way at the end"]
+fn galleys_meeting_in_a_three_tile_strait_both_get_through() {
+    arrives_apart("galleys_strait_three_wide_both_ways", 16);
+}
+
+#[test]
+#[ignore = "issue 33: four galleys a side lock in a two-tile strait, two and two front to front: longest stall 81.9 s, none arrives"]
+fn four_galleys_a_side_in_a_strait_get_through() {
+    arrives_apart("galleys_four_a_side_in_a_strait", 8);
 }
 
 #[test]
