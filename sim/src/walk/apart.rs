@@ -206,7 +206,7 @@ impl Stepper<'_> {
     /// widest filed body's radius ([`Survey::widest`]) together
     /// (box distance), which is more than any allowance; read from the step's gathered [`Nearby`]
     /// when they cover `p`.
-    fn near(&self, p: Vec2) -> impl Iterator<Item = &Body> + '_ {
+    pub fn near(&self, p: Vec2) -> impl Iterator<Item = &Body> + '_ {
         let me = self.me;
         let reach = self.radius + self.survey.widest();
         let bodies = match self.nearby.covering(p, reach) {

@@ -24,6 +24,7 @@ pub use goal::{K_MOST_RING_TRIES, K_RINGS, K_RING_SPACING};
 
 use crate::astar::body_clear;
 use crate::astar::K_SHORT_ROUTE;
+use crate::id::{find, EntityId};
 use crate::nav::{box_of, may_end_by, route_beyond, route_for, Ask, Body, Tick, View};
 use crate::position::{fx, fx_ratio, Distance, Fx, Vec2};
 use crate::state::{Order, Route, Unit, UnitState, TICK_MS};
@@ -176,6 +177,19 @@ fn walk(
         speed = speed.min(cap);
     }
     let mut s = stepper_with(view, i, route, widest);
+    // Held under a second, it may queue behind its own file for a walker coming out of a narrow
+    // way that gets on (`lane`).
+    let now = view.state.tick;
+    let getting_on = |id: EntityId| {
+        find(&view.state.units, id, |v| v.id).is_some_and(|k| {
+            view.state.units[k]
+                .route
+                .as_ref()
+                .is_some_and(|r| held::held_ticks(r, now) < lane::K_QUEUE_FOR_GETTING_ON_TICKS)
+        })
+    };
+    let queue: lane::Queue<'_> =
+        (held::held_ticks(route, now) < lane::K_QUEUE_WHILE_HELD_TICKS).then_some(&getting_on);
     let mut nearby = Some(nearby);
     // Nothing but this walker moves during its walk: its target's box is looked up once.
     let target_box = route.target.and_then(|t| box_of(view, t));
@@ -216,7 +230,7 @@ fn walk(
         let to = if lands || route.fine > 0 {
             to
         } else {
-            lane::keep_lane(&s, at, to)
+            lane::keep_lane(&s, at, to, queue)
         };
         if !s.open_step(at, to) {
             return Outcome::Replan(at);
