@@ -1064,16 +1064,21 @@ fn villagers_retreat_through_their_own_line_on_hold() {
     assert_eq!(spearmen_moved, 0);
 }
 
-#[test]
-fn eight_players_fight_it_out_in_the_middle() {
-    // Nine units of each of eight players attack-move to one point: everyone fights, nobody
-    // stalls, bodies stay apart, and the fight ends with one player's units standing idle.
-    let r = run("eight_players_melee");
+/// Everyone fights, nobody stalls, bodies stay apart, and the fight ends with one player's
+/// units standing idle.
+fn fought_out(name: &str) {
+    let r = run(name);
     r.nobody_stuck();
     r.all_arrived();
     let units = &r.world.state().units;
     assert!(!units.is_empty());
     assert!(units.iter().all(|u| u.owner == units[0].owner));
+}
+
+#[test]
+fn eight_players_fight_it_out_in_the_middle() {
+    // Nine units of each of eight players attack-move to one point.
+    fought_out("eight_players_melee");
 }
 
 #[test]
@@ -1182,14 +1187,8 @@ fn an_army_gets_through_its_own_idle_block() {
 
 #[test]
 fn enemy_armies_fight_it_out_in_a_corridor() {
-    // Both attack-move into the corridor from its ends: everyone fights, nobody stalls, and
-    // the fight ends with one side's units standing idle.
-    let r = run("armies_fight_in_a_corridor");
-    r.nobody_stuck();
-    r.all_arrived();
-    let units = &r.world.state().units;
-    assert!(!units.is_empty());
-    assert!(units.iter().all(|u| u.owner == units[0].owner));
+    // Both attack-move into the corridor from its ends.
+    fought_out("armies_fight_in_a_corridor");
 }
 
 #[test]
