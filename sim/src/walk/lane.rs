@@ -22,7 +22,7 @@
 //! right, where it stands and a tile back: it is in the narrow way, with nowhere further to give
 //! way) and is getting on ([`K_QUEUE_FOR_GETTING_ON_TICKS`]). Only while the walker itself has
 //! got on within [`K_QUEUE_WHILE_HELD_TICKS`] and does not squeeze: a queue never holds anyone
-//! for good, and two walkers never queue for each other.
+//! for good, and two walkers that queue for each other stop within a quarter of a second.
 
 use super::apart::Stepper;
 use crate::id::EntityId;
