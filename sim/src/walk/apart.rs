@@ -41,6 +41,10 @@ pub struct Stepper<'a> {
     /// [`super::held::K_SQUEEZE_APART`] of their radii from walkers going elsewhere (Cohort's
     /// choice): `Some` of the point it walks to.
     pub squeeze: Option<Vec2>,
+    /// Stepping out of others (a settle walk, Cohort's choice): a step may come nearer a body it
+    /// stands inside the allowance of, so long as the nearest of those (as a share of the
+    /// allowance) comes no nearer ([`Stepper::crowds_stepping_out`]).
+    pub stepping_out: bool,
     /// The bodies about where its step begins, gathered once for the whole step
     /// ([`Nearby::gather`]); [`Nearby::NONE`] asks the survey every time.
     pub nearby: Nearby<'a>,
@@ -118,6 +122,7 @@ impl<'a> Stepper<'a> {
             radius: view.rules.radius_of(u.kind),
             widest,
             squeeze: None,
+            stepping_out: false,
             nearby: Nearby::NONE,
         }
     }
@@ -219,7 +224,34 @@ impl Stepper<'_> {
     /// Whether stepping from `from` to `p` brings the walker nearer than the allowance to a body
     /// it was not already nearer to. This scan is the tick's hottest loop.
     pub fn crowds(&self, from: Vec2, p: Vec2) -> bool {
+        if self.stepping_out {
+            return self.crowds_stepping_out(from, p);
+        }
         self.near(p).any(|b| self.too_near(from, p, b))
+    }
+
+    /// [`Stepper::crowds`] for a walker stepping out of others: a step to `p` crowds when it
+    /// comes within the allowance of a body it was not within at `from`, or when the nearest
+    /// body it is within the allowance of (as a share of that allowance) is nearer at `p` than
+    /// the nearest was at `from` (Cohort's choice: in a pile of sixty knights placed on one
+    /// point, those in the middle could take no step that came nearer any of the bodies half
+    /// out round them, and stood inside the others 2.2 s, until those had walked clear).
+    fn crowds_stepping_out(&self, from: Vec2, p: Vec2) -> bool {
+        let share = |at: Vec2, b: &Body| (at - b.middle).length() / self.allowance(b);
+        let mut before = Fx::MAX;
+        let mut after = Fx::MAX;
+        for b in self.near(p).chain(self.near(from)) {
+            let (was, now) = (share(from, b), share(p, b));
+            if now >= Fx::ONE {
+                continue;
+            }
+            if was >= Fx::ONE {
+                return true;
+            }
+            before = before.min(was);
+            after = after.min(now);
+        }
+        after < before
     }
 
     /// [`Stepper::crowds`] leaving `but` out: whether a body moved from `from` to `p` comes too

@@ -158,6 +158,7 @@ fn stepper_with<'a>(view: View<'a>, i: usize, route: &Route, widest: Fx) -> Step
     let u = &view.state.units[i];
     Stepper {
         squeeze: held::squeezes(route, view.state.tick).then(|| goal::point_of(u, route)),
+        stepping_out: route.settle,
         ..Stepper::of_unit(view, i, widest)
     }
 }
