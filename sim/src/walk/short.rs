@@ -24,6 +24,10 @@ pub const K_SHORT_CELL: Fx = fx_ratio(1, 8);
 /// How far round the walker the short way looks: four tiles each way.
 pub const K_SHORT_REACH: i32 = 4;
 
+/// How far, in cells, the short way's first step may reach off the eight ways (half a tile;
+/// Cohort's choice, [`first_steps`]).
+pub const K_FIRST_STEP_CELLS: i64 = 4;
+
 /// Cells a tile across.
 const CELLS_PER_TILE: i64 = 8;
 /// Cells from the walker to the window's edge, each way.
@@ -81,13 +85,15 @@ impl Window {
 /// The way for the walker of `s`, standing at `at`, toward `to` through the gaps about it:
 /// straight legs through open cells, the last at `to` itself when it lies in an open cell the
 /// way reaches, else at the reachable cell nearest it. `None` when the walker can get no nearer
-/// `to` than it stands. `leaves_out(b)` names bodies the walk may pass (its target). Same
-/// inputs, same way, every machine.
+/// `to` than it stands. `leaves_out(b)` names bodies the walk may pass (its target); with
+/// `off_the_eight_ways`, a walker wedged where it stands may step out off the eight ways
+/// ([`first_steps`]). Same inputs, same way, every machine.
 pub fn short_way(
     s: &Stepper,
     at: Vec2,
     to: Vec2,
     leaves_out: impl Fn(&crate::nav::Body) -> bool,
+    off_the_eight_ways: bool,
 ) -> Option<Vec<Vec2>> {
     let w = window(s, at, &leaves_out);
     let start = (HALF, HALF);
@@ -137,6 +143,17 @@ pub fn short_way(
                 heap.push(Reverse((u64::from(c) + hn, hn, m as u32)));
             }
         }
+        if k == s0 && off_the_eight_ways {
+            for (m, c) in first_steps(s, &w, at) {
+                if c < cost[m] {
+                    cost[m] = c;
+                    parent[m] = k as u32;
+                    let (nx, ny) = ((m as i64) % SIDE, (m as i64) / SIDE);
+                    let hn = estimate((nx, ny));
+                    heap.push(Reverse((u64::from(c) + hn, hn, m as u32)));
+                }
+            }
+        }
     }
     if best == s0 {
         return None;
@@ -171,6 +188,46 @@ pub fn short_way(
         legs[last] = to;
     }
     Some(legs)
+}
+
+/// The open cells within [`K_FIRST_STEP_CELLS`] of the walker's own that it can walk to
+/// straight from `at`, as its walk would (every sixteenth of a tile crowding nobody it is not
+/// already as near, on open ground), each with its cost from the walker's cell (Cohort's
+/// choice). A walker wedged between bodies at the allowance may have no neighbouring cell open
+/// (each an eighth of a tile one of the eight ways), where a step a little off those ways is
+/// clear: a scout pressed into a gap between two idle skirmishers a hair narrower than its
+/// allowance, the way out beside it open, found no way and stood 211 s
+/// (`soak_34_a_scout_inside_idle_skirmishers`).
+fn first_steps<'w>(
+    s: &'w Stepper,
+    w: &'w Window,
+    at: Vec2,
+) -> impl Iterator<Item = (usize, u32)> + 'w {
+    let n = K_FIRST_STEP_CELLS;
+    (HALF - n..=HALF + n)
+        .flat_map(move |cy| (HALF - n..=HALF + n).map(move |cx| (cx, cy)))
+        .filter(move |&(cx, cy)| (cx - HALF).abs().max((cy - HALF).abs()) > 1 && w.is_open(cx, cy))
+        .filter(move |&(cx, cy)| walks_straight(s, at, w.point(cx, cy)))
+        .filter_map(|(cx, cy)| {
+            let (dx, dy) = ((cx - HALF).abs(), (cy - HALF).abs());
+            let (lo, hi) = (dx.min(dy), dx.max(dy));
+            let cost = u32::try_from(DIAGONAL as i64 * lo + STRAIGHT as i64 * (hi - lo)).ok()?;
+            Some((Window::index(cx, cy)?, cost))
+        })
+}
+
+/// Whether the walker of `s` walks straight from `at` to `p` in steps of a sixteenth of a tile,
+/// each on open ground and crowding nobody it was not as near before the step.
+fn walks_straight(s: &Stepper, at: Vec2, p: Vec2) -> bool {
+    let d = p - at;
+    let steps = 2 * K_FIRST_STEP_CELLS;
+    let mut from = at;
+    (1..=steps).all(|k| {
+        let to = at + Vec2::new(d.x * k / steps, d.y * k / steps);
+        let ok = s.open_step(from, to) && s.body_open(from, to) && !s.crowds(from, to);
+        from = to;
+        ok
+    })
 }
 
 /// The cells round `at`, each open or not for the walker of `s`.
