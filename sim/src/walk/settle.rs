@@ -13,8 +13,9 @@
 //! further from its target's box than [`K_SETTLE_SLACK`] beyond where it stands; a follower
 //! takes any (it follows on from there). Each unit looks once every [`K_SETTLE_EVERY_TICKS`]
 //! ticks (staggered by id, so an army standing looks over that many ticks, not in one), up to
-//! [`K_SETTLE_RINGS`] rings out; a body given a walk earlier in the pass is leaving, and nobody
-//! settles away from it ([`walks_off`]). A unit standing on a foundation that waits for its
+//! [`K_SETTLE_RINGS`] rings out; a body walking, or given a walk earlier in the pass, is leaving,
+//! and nobody settles away from it as from one standing ([`walks_off`]), but a unit inside the
+//! allowance of one stepping out steps out too, the other way ([`settling_to`]). A unit standing on a foundation that waits for its
 //! ground to clear steps off it the same way ([`step_off`], called by `tick::foundation`).
 
 use super::apart::Stepper;
@@ -64,15 +65,27 @@ pub fn settle(tick: &mut Tick<'_>, i: usize, widest: Fx) {
     let mut away = Vec2::ZERO;
     let mut inside = false;
     for b in s.survey.near(at, radius + widest) {
-        if b.entity == u.id
-            || b.moving
-            || squared(at - b.middle) >= s.allowance_sq(b)
-            || walks_off(tick.state, b.entity)
-        {
+        if b.entity == u.id || squared(at - b.middle) >= s.allowance_sq(b) {
             continue;
         }
-        inside = true;
-        away = away + (at - b.middle);
+        let leaving = b.moving || walks_off(tick.state, b.entity);
+        if !leaving {
+            inside = true;
+            away = away + (at - b.middle);
+            continue;
+        }
+        // One stepping out of it steps out one way, this one the other (Cohort's choice: two
+        // mangonels placed on one point, the one that looked first walked off alone, the other
+        // stood, and at a mangonel's pace they stood nearer than 0.9 of the allowance 1.4 s).
+        if let Some(place) = settling_to(tick.state, b.entity) {
+            inside = true;
+            away = away
+                + if at == b.middle {
+                    at - place
+                } else {
+                    at - b.middle
+                };
+        }
     }
     if !inside {
         return;
@@ -112,6 +125,12 @@ pub fn settle(tick: &mut Tick<'_>, i: usize, widest: Fx) {
 /// map for good: `two_on_one_point`, soak seed 3029).
 fn walks_off(state: &State, id: EntityId) -> bool {
     state.unit(id).is_some_and(|u| u.route.is_some())
+}
+
+/// Where the unit `id` walks to step out of others, when it is on a settle walk.
+fn settling_to(state: &State, id: EntityId) -> Option<Vec2> {
+    let route = state.unit(id)?.route.as_ref().filter(|r| r.settle)?;
+    route.waypoints.first().copied()
 }
 
 /// A unit standing off a foundation looks this many rings out round it, a body's half-width
