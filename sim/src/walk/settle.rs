@@ -74,17 +74,14 @@ pub fn settle(tick: &mut Tick<'_>, i: usize, widest: Fx) {
             away = away + (at - b.middle);
             continue;
         }
-        // One stepping out of it steps out one way, this one the other (Cohort's choice: two
-        // mangonels placed on one point, the one that looked first walked off alone, the other
-        // stood, and at a mangonel's pace they stood nearer than 0.9 of the allowance 1.4 s).
+        // One stepping out of it steps out one way, this one the other: away from where that
+        // one walks to (Cohort's choice: two mangonels placed on one point, the one that looked
+        // first walked off alone, the other stood, and at a mangonel's pace they stood nearer
+        // than 0.9 of the allowance 1.4 s; away from the walker itself, mangonels placed in a
+        // row too close, each between two, all stepped out the same side together).
         if let Some(place) = settling_to(tick.state, b.entity) {
             inside = true;
-            away = away
-                + if at == b.middle {
-                    at - place
-                } else {
-                    at - b.middle
-                };
+            away = away + (at - place);
         }
     }
     if !inside {
