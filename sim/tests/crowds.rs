@@ -886,6 +886,8 @@ fn scenes_still_stalling_keep_bodies_apart() {
     for name in [
         "knights_crossing",
         "soak_555_two_armies_through_one_gap",
+        "soak_29_a_mangonel_formation_meets_spearmen",
+        "soak_58_gatherers_held_at_their_resource",
         "soak_277_a_mangonel_creeping_in_a_jam",
         "knights_gap_two_wide_both_ways",
         "soak_469_mangonels_cross_a_mangonel_formation",
@@ -1331,6 +1333,18 @@ fn a_mangonel_at_a_gap_among_passing_armies_gets_through() {
 #[ignore = "issue 33: gatherers wedged in the hollows of a block of idle enemy spearmen: eight stalls, longest 157.2 s"]
 fn gatherers_inside_idle_enemy_spearmen_get_out() {
     kept_apart_and_nobody_stuck("soak_142_gatherers_inside_idle_spearmen");
+}
+
+#[test]
+#[ignore = "issue 33: a box of mangonels crossing enemy spearmen: two mangonels held, longest stall 13.3 s"]
+fn a_mangonel_formation_meets_spearmen_nobody_stalls() {
+    kept_apart_and_nobody_stuck("soak_29_a_mangonel_formation_meets_spearmen");
+}
+
+#[test]
+#[ignore = "issue 33: two gatherers held on their way to their resource among both armies: longest stall 12.2 s"]
+fn gatherers_held_at_their_resource_get_through() {
+    kept_apart_and_nobody_stuck("soak_58_gatherers_held_at_their_resource");
 }
 
 #[test]
