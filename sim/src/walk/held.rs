@@ -331,8 +331,8 @@ fn way_through_the_gaps(
     let &first = route.waypoints.first()?;
     // Held long enough to press, a walker wedged where it stands steps out off the eight ways
     // (Cohort's choice: sooner, walkers in a jam at a gap stepped into each other's ways).
-    let wedged = still_ticks(route, tick.state.tick) >= K_PRESS_AFTER_TICKS;
-    let way = short_way(&s, at, first, leaves_out, wedged);
+    let pressing = still_ticks(route, tick.state.tick) >= K_PRESS_AFTER_TICKS;
+    let way = short_way(&s, at, first, leaves_out, pressing);
     if way.as_ref().is_some_and(|w| w.last() == Some(&first)) {
         return way.map(|w| (w, 1));
     }
@@ -345,7 +345,7 @@ fn way_through_the_gaps(
         .take(K_CORNERS_PAST_A_TAKEN_ONE)
         .take_while(|(_, c)| c.chebyshev(at) <= reach);
     for (k, &corner) in later {
-        if let Some(past) = short_way(&s, at, corner, leaves_out, wedged) {
+        if let Some(past) = short_way(&s, at, corner, leaves_out, pressing) {
             if past.last() == Some(&corner) {
                 return Some((past, k + 1));
             }

@@ -15,8 +15,9 @@
 //! ticks (staggered by id, so an army standing looks over that many ticks, not in one), up to
 //! [`K_SETTLE_RINGS`] rings out; a body walking, or given a walk earlier in the pass, is leaving,
 //! and nobody settles away from it as from one standing ([`walks_off`]), but a unit inside the
-//! allowance of one stepping out steps out too, the other way ([`settling_to`]). A unit standing on a foundation that waits for its
-//! ground to clear steps off it the same way ([`step_off`], called by `tick::foundation`).
+//! allowance of one stepping out steps out too, the other way ([`settling_to`]). A unit standing
+//! on a foundation that waits for its ground to clear steps off it the same way ([`step_off`],
+//! called by `tick::foundation`).
 
 use super::apart::Stepper;
 use crate::astar::body_clear;

@@ -191,8 +191,8 @@ pub fn short_way(
 }
 
 /// The open cells within [`K_FIRST_STEP_CELLS`] of the walker's own that it can walk to
-/// straight from `at`, as its walk would (every sixteenth of a tile crowding nobody it is not
-/// already as near, on open ground), each with its cost from the walker's cell (Cohort's
+/// straight from `at`, as its walk would ([`walks_straight`]), each with its cost from the
+/// walker's cell (Cohort's
 /// choice). A walker wedged between bodies at the allowance may have no neighbouring cell open
 /// (each an eighth of a tile one of the eight ways), where a step a little off those ways is
 /// clear: a scout pressed into a gap between two idle skirmishers a hair narrower than its
@@ -216,8 +216,9 @@ fn first_steps<'w>(
         })
 }
 
-/// Whether the walker of `s` walks straight from `at` to `p` in steps of a sixteenth of a tile,
-/// each on open ground and crowding nobody it was not as near before the step.
+/// Whether the walker of `s` walks straight from `at` to `p` in eight equal steps (a sixteenth of
+/// a tile along an axis, a tenth at most), each on open ground and crowding nobody it was not as
+/// near before the step.
 fn walks_straight(s: &Stepper, at: Vec2, p: Vec2) -> bool {
     let d = p - at;
     let steps = 2 * K_FIRST_STEP_CELLS;
