@@ -125,33 +125,32 @@ pub fn short_way(
             break;
         }
         let (cx, cy) = ((k as i64) % SIDE, (k as i64) / SIDE);
-        for (n, &(dx, dy)) in EIGHT_WAYS.iter().enumerate() {
-            let (dx, dy) = (i64::from(dx), i64::from(dy));
-            let (nx, ny) = (cx + dx, cy + dy);
-            if !w.is_open(nx, ny) || (n >= 4 && !(w.is_open(cx + dx, cy) && w.is_open(cx, cy + dy)))
-            {
-                continue;
-            }
-            let Some(m) = Window::index(nx, ny) else {
-                continue;
-            };
-            let c = cost[k] + if n < 4 { STRAIGHT } else { DIAGONAL };
+        let base = cost[k];
+        let w = &w;
+        let neighbours = EIGHT_WAYS
+            .iter()
+            .enumerate()
+            .filter_map(move |(n, &(dx, dy))| {
+                let (dx, dy) = (i64::from(dx), i64::from(dy));
+                let (nx, ny) = (cx + dx, cy + dy);
+                let corner_cut = n >= 4 && !(w.is_open(cx + dx, cy) && w.is_open(cx, cy + dy));
+                if !w.is_open(nx, ny) || corner_cut {
+                    return None;
+                }
+                let m = Window::index(nx, ny)?;
+                Some((m, base + if n < 4 { STRAIGHT } else { DIAGONAL }))
+            });
+        let off_the_ways = (k == s0 && off_the_eight_ways)
+            .then(|| first_steps(s, w, at))
+            .into_iter()
+            .flatten()
+            .map(|(m, c)| (m, base + c));
+        for (m, c) in neighbours.chain(off_the_ways) {
             if c < cost[m] {
                 cost[m] = c;
                 parent[m] = k as u32;
-                let hn = estimate((nx, ny));
+                let hn = estimate(((m as i64) % SIDE, (m as i64) / SIDE));
                 heap.push(Reverse((u64::from(c) + hn, hn, m as u32)));
-            }
-        }
-        if k == s0 && off_the_eight_ways {
-            for (m, c) in first_steps(s, &w, at) {
-                if c < cost[m] {
-                    cost[m] = c;
-                    parent[m] = k as u32;
-                    let (nx, ny) = ((m as i64) % SIDE, (m as i64) / SIDE);
-                    let hn = estimate((nx, ny));
-                    heap.push(Reverse((u64::from(c) + hn, hn, m as u32)));
-                }
             }
         }
     }
