@@ -245,8 +245,13 @@ fn walk(
                 // A corner the body cannot come to for closed ground, held within its radius
                 // of it, is passed (Cohort's choice: a line may end against closed ground, so
                 // a corner beside a tree can be one the body never reaches, and a trebuchet
-                // stood a step from such a corner for good).
-                None if route.waypoints.len() > 1 && d.at_most(radius) => {
+                // stood a step from such a corner for good). So is the last corner of a walk to
+                // a point or of a leg: the walk ends or plans on from here (a galley stood for
+                // good 0.075 tiles from the end of its way through a strait, the shore
+                // between); a walk to a target ends within its range instead.
+                None if (route.waypoints.len() > 1 || route.target.is_none())
+                    && d.at_most(radius) =>
+                {
                     route.pass_corner();
                     continue;
                 }
