@@ -60,6 +60,19 @@ pub fn speed_of(view: View<'_>, u: &Unit) -> Fx {
     base * Fx::from_num(100 + percent) / fx(100)
 }
 
+/// The pace unit `u` walks `route` at: its speed, capped by the route's `speed_cap` when it
+/// marches with slower units, and raised [`settle::K_SETTLE_PACE`] times on a settle walk.
+pub fn pace_of(view: View<'_>, u: &Unit, route: &Route) -> Fx {
+    let mut speed = speed_of(view, u);
+    if let Some(cap) = route.speed_cap {
+        speed = speed.min(cap);
+    }
+    if route.settle {
+        speed *= settle::K_SETTLE_PACE;
+    }
+    speed
+}
+
 /// How far a unit of `speed` tiles per second walks in one tick.
 pub fn speed_per_tick(speed: Fx) -> Fx {
     speed * Fx::from_num(TICK_MS) / fx(1000)
@@ -173,10 +186,7 @@ fn walk(
 ) -> Outcome {
     let u = &view.state.units[i];
     let radius = view.rules.radius_of(u.kind);
-    let mut speed = speed_of(view, u);
-    if let Some(cap) = route.speed_cap {
-        speed = speed.min(cap);
-    }
+    let speed = pace_of(view, u, route);
     let mut s = stepper_with(view, i, route, widest);
     // Held under a second, it may queue behind its own file for a walker coming out of a narrow
     // way that gets on (`lane`).

@@ -26,7 +26,7 @@
 
 use super::apart::Stepper;
 use super::held::{held_ticks, still_ticks, K_PRESS_AFTER_TICKS, K_SAME_WAY};
-use super::{speed_of, speed_per_tick};
+use super::speed_per_tick;
 use crate::id::{find, EntityId};
 use crate::nav::{Body, Tick};
 use crate::position::{fx_ratio, squared, Fx, Vec2};
@@ -54,11 +54,7 @@ pub fn clear_way(tick: &mut Tick<'_>, i: usize, route: &Route, widest: Fx) {
     if corner == at {
         return;
     }
-    let mut speed = speed_of(tick.view(), u);
-    if let Some(cap) = route.speed_cap {
-        speed = speed.min(cap);
-    }
-    let step_len = speed_per_tick(speed);
+    let step_len = speed_per_tick(super::pace_of(tick.view(), u, route));
     let line = corner - at;
     let to = if squared(line) <= squared(Vec2::new(step_len, Fx::ZERO)) {
         corner
