@@ -1095,7 +1095,7 @@ fn eight_players_fight_it_out_in_the_middle() {
 }
 
 #[test]
-#[ignore = "issue 33: the first fleet into a strait two tiles wide fills both its lanes before the other comes, and the other waits at the mouth where those coming out must pass: longest stall 71.9 s, fourteen still under way at the end"]
+#[ignore = "issue 33: the fleets meet front to front in both lanes of a strait two tiles wide; an enemy shoved back slides along the shore and the west fleet backs out, but the east fleet then jams at the mouth: longest stall 16.1 s (69.6 s before the slide, 71.9 s before a leg's last corner was passed)"]
 fn galleys_meeting_in_a_strait_both_get_through() {
     arrives_apart("galleys_strait_both_ways", 16);
 }

@@ -132,7 +132,7 @@ pub fn clear_way(tick: &mut Tick<'_>, i: usize, route: &Route, widest: Fx) {
     let survey = &tick.nav.survey;
     let crowded = |to: Vec2| {
         let step = to - at;
-        let mut shoves: Vec<(EntityId, Vec2, Option<Vec2>)> = Vec::new();
+        let mut shoves: Vec<(EntityId, Vec2, Option<Vec2>, bool)> = Vec::new();
         let mut held = false;
         for b in survey.near(to, radius + widest) {
             let allow = (radius + b.radius) * super::K_KEEP_APART;
@@ -161,7 +161,12 @@ pub fn clear_way(tick: &mut Tick<'_>, i: usize, route: &Route, widest: Fx) {
                     None => presses && b.owner == owner,
                 })
                 .map(|_| line.with_length(step_len + K_SHOVE_SLACK));
-            shoves.push((b.entity, side.with_length(need.min(step_len)), back));
+            shoves.push((
+                b.entity,
+                side.with_length(need.min(step_len)),
+                back,
+                b.owner != owner,
+            ));
         }
         (shoves, held)
     };
@@ -172,10 +177,11 @@ pub fn clear_way(tick: &mut Tick<'_>, i: usize, route: &Route, widest: Fx) {
     if held {
         shoves = crowded(at + line.perp().with_length(step_len)).0;
     }
-    for (id, aside, back) in shoves {
-        let backed = back.is_some_and(|by| shove(tick, me, id, by, widest, K_SHOVE_CHAIN, presses));
+    for (id, aside, back, enemy) in shoves {
+        let backed =
+            back.is_some_and(|by| shove(tick, me, id, by, widest, K_SHOVE_CHAIN, presses, enemy));
         if !backed {
-            shove(tick, me, id, aside, widest, K_SHOVE_CHAIN, presses);
+            shove(tick, me, id, aside, widest, K_SHOVE_CHAIN, presses, false);
         }
     }
 }
@@ -194,7 +200,8 @@ pub const K_SHOVE_CHAIN: u32 = 4;
 
 /// Moves the body `id` by `by`, when the ground lets it and it comes nearer than the allowance to
 /// nobody but `shover` that it was not already nearer to, once those of its own player in its
-/// way that may be shoved on ([`passes_on`]) have been shoved by the same, up to `depth` deep.
+/// way that may be shoved on ([`passes_on`]) have been shoved by the same, up to `depth` deep;
+/// with `slides`, by `by`'s share along its longer axis where closed ground refuses `by`.
 /// Whether it moved.
 fn shove(
     tick: &mut Tick<'_>,
@@ -204,18 +211,32 @@ fn shove(
     widest: Fx,
     depth: u32,
     presses: bool,
+    slides: bool,
 ) -> bool {
     let Some(k) = find(&tick.state.units, id, |v| v.id) else {
         return false;
     };
     let v = &tick.state.units[k];
     let from = v.position;
-    let to = from + by;
     let owner = v.owner;
     let s = Stepper::of_unit(tick.view(), k, widest);
-    if !(s.open_step(from, to) && s.body_open(from, to)) {
+    // Held by closed ground, a body that slides goes by the shove's share along its longer axis
+    // (Cohort's choice, for an enemy shoved back: two fleets met front to front in a two-tile
+    // strait and stood 69.6 s, every shove back along the shover's line, a hair off the strait's
+    // own, refused by the shore).
+    let along = if by.x.abs() >= by.y.abs() {
+        Vec2::new(by.x, Fx::ZERO)
+    } else {
+        Vec2::new(Fx::ZERO, by.y)
+    };
+    let ways = if slides { vec![by, along] } else { vec![by] };
+    let Some(by) = ways
+        .into_iter()
+        .find(|&w| w != Vec2::ZERO && s.open_step(from, from + w) && s.body_open(from, from + w))
+    else {
         return false;
-    }
+    };
+    let to = from + by;
     if s.crowds_but(from, to, shover) {
         if depth == 0 {
             return false;
@@ -232,7 +253,7 @@ fn shove(
             next.push(b.entity);
         }
         for n in next {
-            if !shove(tick, id, n, by, widest, depth - 1, presses) {
+            if !shove(tick, id, n, by, widest, depth - 1, presses, slides) {
                 return false;
             }
         }
