@@ -6,9 +6,10 @@
 //! not pushed and not holding its ground (the spec's hold stays put), that stands nearer than
 //! the keep-apart allowance to a body standing still walks to the nearest free place round where
 //! it stands, as a short walk of its own (a settle walk, which a soldier in range of its target
-//! keeps), at [`K_SETTLE_PACE`] times its pace: it keeps its order, and the walk keeps apart and off closed ground as every walk does
-//! (stepping away from the body it stands inside of, never nearer to anyone); held up for a
-//! look's while, it ends, and the unit looks again from where it stands.
+//! keeps), at [`K_SETTLE_PACE`] times its pace: it keeps its order, and the walk keeps apart and
+//! off closed ground as every walk does (stepping away from the body it stands inside of, never
+//! nearer to anyone); held up for a look's while, it ends, and the unit looks again from where
+//! it stands.
 //! A unit at work (a target to attack, gather or build) takes only a place that leaves it no
 //! further from its target's box than [`K_SETTLE_SLACK`] beyond where it stands; a follower
 //! takes any (it follows on from there). Each unit looks once every [`K_SETTLE_EVERY_TICKS`]

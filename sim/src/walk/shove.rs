@@ -178,10 +178,33 @@ pub fn clear_way(tick: &mut Tick<'_>, i: usize, route: &Route, widest: Fx) {
         shoves = crowded(at + line.perp().with_length(step_len)).0;
     }
     for (id, aside, back, enemy) in shoves {
-        let backed =
-            back.is_some_and(|by| shove(tick, me, id, by, widest, K_SHOVE_CHAIN, presses, enemy));
+        let backed = back.is_some_and(|by| {
+            shove(
+                tick,
+                me,
+                id,
+                by,
+                widest,
+                K_SHOVE_CHAIN,
+                Manner {
+                    presses,
+                    slides: enemy,
+                },
+            )
+        });
         if !backed {
-            shove(tick, me, id, aside, widest, K_SHOVE_CHAIN, presses, false);
+            shove(
+                tick,
+                me,
+                id,
+                aside,
+                widest,
+                K_SHOVE_CHAIN,
+                Manner {
+                    presses,
+                    slides: false,
+                },
+            );
         }
     }
 }
@@ -198,10 +221,20 @@ fn heads_at(r: &Route, there: Vec2, at: Vec2) -> bool {
 /// as a whole).
 pub const K_SHOVE_CHAIN: u32 = 4;
 
+/// How a shove is passed on: whether the first shover presses (then any standing unit of the
+/// shoved one's player passes it on, [`passes_on`]), and whether the shoved bodies slide along
+/// closed ground that refuses the shove (an enemy shoved back, [`shove`]).
+#[derive(Clone, Copy)]
+struct Manner {
+    presses: bool,
+    slides: bool,
+}
+
 /// Moves the body `id` by `by`, when the ground lets it and it comes nearer than the allowance to
 /// nobody but `shover` that it was not already nearer to, once those of its own player in its
 /// way that may be shoved on ([`passes_on`]) have been shoved by the same, up to `depth` deep;
-/// with `slides`, by `by`'s share along its longer axis where closed ground refuses `by`.
+/// sliding (`manner.slides`), by `by`'s share along its longer axis where closed ground refuses
+/// `by`.
 /// Whether it moved.
 fn shove(
     tick: &mut Tick<'_>,
@@ -210,8 +243,7 @@ fn shove(
     by: Vec2,
     widest: Fx,
     depth: u32,
-    presses: bool,
-    slides: bool,
+    manner: Manner,
 ) -> bool {
     let Some(k) = find(&tick.state.units, id, |v| v.id) else {
         return false;
@@ -229,7 +261,11 @@ fn shove(
     } else {
         Vec2::new(Fx::ZERO, by.y)
     };
-    let ways = if slides { vec![by, along] } else { vec![by] };
+    let ways = if manner.slides {
+        vec![by, along]
+    } else {
+        vec![by]
+    };
     let Some(by) = ways
         .into_iter()
         .find(|&w| w != Vec2::ZERO && s.open_step(from, from + w) && s.body_open(from, from + w))
@@ -247,13 +283,13 @@ fn shove(
             if b.entity == id || b.entity == shover || !s.too_near(from, to, b) {
                 continue;
             }
-            if !passes_on(tick, owner, b.entity, presses) {
+            if !passes_on(tick, owner, b.entity, manner.presses) {
                 return false;
             }
             next.push(b.entity);
         }
         for n in next {
-            if !shove(tick, id, n, by, widest, depth - 1, presses, slides) {
+            if !shove(tick, id, n, by, widest, depth - 1, manner) {
                 return false;
             }
         }
