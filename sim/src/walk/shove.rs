@@ -261,13 +261,10 @@ fn shove(
     } else {
         Vec2::new(Fx::ZERO, by.y)
     };
-    let ways = if manner.slides {
-        vec![by, along]
-    } else {
-        vec![by]
-    };
+    let ways = [Some(by), manner.slides.then_some(along)];
     let Some(by) = ways
         .into_iter()
+        .flatten()
         .find(|&w| w != Vec2::ZERO && s.open_step(from, from + w) && s.body_open(from, from + w))
     else {
         return false;
