@@ -573,7 +573,6 @@ fn two_bodies_on_one_point_step_apart_and_stay() {
 }
 
 #[test]
-#[ignore = "issue 33: two villagers going opposite ways between idle and attacking enemy scouts, each pinned by one: longest stall 39.1 s (5.6 s before the right of way and backing out changed who stands where)"]
 fn attackers_round_a_building_nobody_stalls() {
     kept_apart_and_nobody_stuck("soak_166_attackers_round_a_building");
 }
@@ -900,8 +899,6 @@ fn scenes_still_stalling_keep_bodies_apart() {
         "soak_469_mangonels_cross_a_mangonel_formation",
         "soak_1015_mangonels_at_gaps_shut_by_idle_friends",
         "soak_535_mangonels_through_the_one_gap",
-        "soak_166_attackers_round_a_building",
-        "soak_10_villagers_between_attacking_scouts",
         "soak_142_gatherers_inside_idle_spearmen",
         "soak_193_a_mangonel_at_a_gap_among_passing_armies",
         "soak_540_a_carrier_between_two_drop_sites",
@@ -1313,7 +1310,6 @@ fn spearmen_formations_head_on_all_arrive() {
 }
 
 #[test]
-#[ignore = "issue 33: two villagers held between enemy scouts attacking a building, which nobody may shove: longest stall 142.3 s"]
 fn villagers_between_attacking_enemy_scouts_get_through() {
     kept_apart_and_nobody_stuck("soak_10_villagers_between_attacking_scouts");
 }
@@ -1413,7 +1409,6 @@ fn a_gatherer_held_in_a_three_player_game_gets_on() {
 }
 
 #[test]
-#[ignore = "issue 33: a four-player game of militia, spearmen, scouts, archers, knights and villagers round a house: a villager held on its way to its work: longest stall 25.0 s"]
 fn a_villager_held_in_a_four_player_game_gets_on() {
     kept_apart_and_nobody_stuck("soak_104_a_villager_held_in_a_four_player_game");
 }
@@ -1462,7 +1457,6 @@ fn soak_seeds_still_stalling_keep_bodies_apart() {
         "soak_9_a_mangonel_held_among_spearmen",
         "soak_81_a_scout_held_among_scouts_and_mangonels",
         "soak_92_a_gatherer_held_in_a_three_player_game",
-        "soak_104_a_villager_held_in_a_four_player_game",
         "soak_113_a_mangonel_held_among_skirmishers_and_spearmen",
         "soak_123_mangonels_through_a_file_of_villagers",
         "soak_158_an_attacker_held_in_a_two_player_game",

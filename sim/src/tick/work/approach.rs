@@ -67,13 +67,13 @@ pub(super) fn approach_once(
     let u = &tick.state.units[i];
     let radius = tick.rules.radius_of(u.kind);
     // At a drop site nobody keeps a spot, but where bodies stand still is taken there too.
-    let mut taken = Vec::new();
+    let mut round = Round::default();
     if crew {
-        taken_at(tick.view(), crews, i, ground, &parts, radius, &mut taken);
+        taken_at(tick.view(), crews, i, ground, &parts, radius, &mut round);
     } else {
-        standing_round(tick.view(), i, ground, radius, &mut taken);
+        standing_round(tick.view(), i, ground, radius, &mut round);
     }
-    let taken = &taken[..];
+    let taken = &round.taken[..];
     let key = tick.key_of(u);
     let region = region_here(tick.regions, tick.grid(), key, u.position.tile());
     let (id, at) = (u.id, u.position);
@@ -89,7 +89,7 @@ pub(super) fn approach_once(
             taken,
             own_face_only: false,
         };
-        let stands = |p: Vec2| stands_in(tick.view(), key, region, p, radius);
+        let stands = |p: Vec2| round.clear(p) && stands_in(tick.view(), key, region, p, radius);
         match find_standing_spot(&ask, stands) {
             Spot::Found(p) => {
                 spot = Some(p);
@@ -150,8 +150,29 @@ pub(super) fn approach_once(
     }
 }
 
-/// The spots at `ground` (made of `parts`) spoken for when unit `i` asks for one: its crew mates'
-/// and every body standing still round it, into `taken` (cleared first).
+/// What stands still round a worker's ground when it asks for a spot there: the spots spoken for
+/// (`taken`: its crew mates' and every body standing there, a worker's width round each
+/// middle), and of those the other players' (`enemies`: each middle with the square of its
+/// radius and the worker's, body beside body).
+#[derive(Default)]
+pub(super) struct Round {
+    pub(super) taken: Vec<Vec2>,
+    pub(super) enemies: Vec<(Vec2, i128)>,
+}
+
+impl Round {
+    /// Whether a worker standing at `p` stands clear of every enemy standing round the ground by
+    /// their two radii.
+    pub(super) fn clear(&self, p: Vec2) -> bool {
+        self.enemies
+            .iter()
+            .all(|&(m, apart)| squared(p - m) >= apart)
+    }
+}
+
+/// The spots at `ground` (made of `parts`) spoken for when unit `i` asks for one, and the enemies
+/// standing round it: its crew mates' and every body standing still round it, into `round`
+/// (cleared first).
 pub(super) fn taken_at(
     view: View<'_>,
     crews: &Crews,
@@ -159,34 +180,46 @@ pub(super) fn taken_at(
     ground: Bounds,
     parts: &[EntityId],
     radius: Fx,
-    taken: &mut Vec<Vec2>,
+    round: &mut Round,
 ) {
-    taken.clear();
-    crews.spots(view, i, parts, taken);
-    standing_round(view, i, ground, radius, taken);
+    round.taken.clear();
+    round.enemies.clear();
+    crews.spots(view, i, parts, &mut round.taken);
+    standing_round(view, i, ground, radius, round);
 }
 
 /// Where bodies other than unit `i`'s stand still round `ground`, as far out as its waiting rings
 /// reach: a spot there is taken too (Cohort's choice: the spec's crew speaks for its own spots
 /// only, so a worker at the next tree of a wood line, or one gathering where its crew's ground
-/// changed under it, had a crew mate sent into its body). Added to `out`.
+/// changed under it, had a crew mate sent into its body). A body's middle is spoken for, a
+/// worker's width round it; a spot is also clear of an enemy by their two radii (Cohort's choice, as a
+/// chaser's place is: a worker never shoves an enemy, and a spot a worker's width from a scout
+/// attacking its mill lay behind a gap between two scouts a fiftieth of a tile too narrow for it,
+/// and a villager walked at it for 142 s: `soak_10_villagers_between_attacking_scouts`). Added
+/// to `round`.
 pub(super) fn standing_round(
     view: View<'_>,
     i: usize,
     ground: Bounds,
     radius: Fx,
-    out: &mut Vec<Vec2>,
+    round: &mut Round,
 ) {
-    let me = view.state.units[i].id;
+    let u = &view.state.units[i];
+    let (me, friends) = (u.id, view.state.friends(u.owner));
     let rings = Fx::from_num(K_WAITING_RINGS + 2);
-    let round = ground.widened(radius * 2 * rings);
-    out.extend(
-        view.nav
-            .survey
-            .in_tiles(round.min.tile(), round.max.tile())
-            .filter(|b| b.entity != me && !b.moving)
-            .map(|b| b.middle),
-    );
+    let near = ground.widened(radius * 2 * rings);
+    let standing = view
+        .nav
+        .survey
+        .in_tiles(near.min.tile(), near.max.tile())
+        .filter(|b| b.entity != me && !b.moving);
+    for b in standing {
+        round.taken.push(b.middle);
+        if !friends.contains(b.owner) {
+            let apart = i128::from((radius + b.radius).to_bits());
+            round.enemies.push((b.middle, apart * apart));
+        }
+    }
 }
 
 /// Whether unit `i`, held on its walk to its spot, finds a body standing still on that spot
@@ -222,9 +255,17 @@ pub(super) fn spot_taken_on_the_way(tick: &mut Tick<'_>, i: usize) -> Option<Pro
         .map(|k| k.radius)
         .max()
         .unwrap_or(radius);
-    let reach = room.max((radius + widest) * K_KEEP_APART);
+    let reach = room.max(radius + widest);
+    // A friend within a worker's width of the spot, or nearer than it keeps apart from the
+    // worker, stands on it; an enemy within their two radii ([`standing_round`]).
+    let friends = tick.state.friends(u.owner);
     let on_spot = |b: &Body| {
-        let apart = i128::from(((radius + b.radius) * K_KEEP_APART).to_bits());
+        let share = if friends.contains(b.owner) {
+            K_KEEP_APART
+        } else {
+            Fx::ONE
+        };
+        let apart = i128::from(((radius + b.radius) * share).to_bits());
         b.middle.chebyshev(spot) < room - K_ROUNDING || squared(b.middle - spot) < apart * apart
     };
     let taken = tick

@@ -117,7 +117,7 @@ pub(super) fn free_neighbour(
     let radius = view.rules.radius_of(u.kind);
     let key = view.key_of(u);
     let region = region_here(view.regions, view.grid(), key, u.position.tile());
-    let mut taken = Vec::new();
+    let mut round = Round::default();
     let tried: Vec<EntityId> = crews
         .neighbours(view, r, key)
         .iter()
@@ -128,19 +128,17 @@ pub(super) fn free_neighbour(
         let Some((ground, parts)) = crews.ground_of(view, n) else {
             return false;
         };
-        taken_at(view, crews, i, ground, &parts, radius, &mut taken);
+        taken_at(view, crews, i, ground, &parts, radius, &mut round);
         let ask = Approach {
             ground,
             from: u.position,
             outside: radius - K_INSIDE,
             room: radius * 2,
-            taken: &taken,
+            taken: &round.taken,
             own_face_only: false,
         };
-        matches!(
-            find_standing_spot(&ask, |p| stands_in(view, key, region, p, radius)),
-            Spot::Found(_)
-        )
+        let stands = |p: Vec2| round.clear(p) && stands_in(view, key, region, p, radius);
+        matches!(find_standing_spot(&ask, stands), Spot::Found(_))
     })
 }
 
