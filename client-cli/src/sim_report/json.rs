@@ -2,7 +2,7 @@
 //! and building it from a run's [`Report`]. Field names and order are the schema: change none.
 
 use super::seconds;
-use cohort_sim::scenario::watch::{BodiesReport, InClosed, Overlap, Stall};
+use cohort_sim::scenario::watch::{BodiesReport, InClosed, Overlap, Stall, Wait};
 use cohort_sim::scenario::Report;
 use cohort_sim::{Fx, Vec2};
 use serde::Serialize;
@@ -55,6 +55,7 @@ pub struct ReportJson {
     waiting: Vec<StallJson>,
     longest_stall: Option<StallJson>,
     longest_wait: Option<StallJson>,
+    waits: Vec<WaitJson>,
     overlaps: Vec<OverlapJson>,
     overlaps_during_run: OverlapsDuringRunJson,
     in_closed_ground: Vec<InClosedJson>,
@@ -130,6 +131,35 @@ struct StallJson {
     position: Option<[f64; 2]>,
     #[serde(skip_serializing_if = "Option::is_none")]
     state: Option<serde_json::Value>,
+}
+
+/// A wait for a place (the watch's `waits`).
+#[derive(Serialize)]
+struct WaitJson {
+    id: u64,
+    #[serde(rename = "for")]
+    waits_for: &'static str,
+    since_tick: u64,
+    ticks: u64,
+    seconds: f64,
+    free_seconds: f64,
+    free_at: Option<[f64; 2]>,
+    fails: bool,
+}
+
+impl WaitJson {
+    fn of(w: &Wait) -> WaitJson {
+        WaitJson {
+            id: w.unit.0,
+            waits_for: w.waits_for.name(),
+            since_tick: w.since,
+            ticks: w.ticks,
+            seconds: seconds(w.ticks),
+            free_seconds: seconds(w.free_ticks),
+            free_at: w.free_at.map(point),
+            fails: w.fails(),
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -318,6 +348,7 @@ impl ReportJson {
                 .collect(),
             longest_stall: w.longest_stall.as_ref().map(StallJson::of),
             longest_wait: w.longest_wait.as_ref().map(StallJson::of),
+            waits: w.waits.iter().map(WaitJson::of).collect(),
             overlaps: w
                 .bodies
                 .overlaps

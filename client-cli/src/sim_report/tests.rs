@@ -78,7 +78,7 @@ fn sorted(mut k: Vec<&str>) -> Vec<&str> {
 }
 
 /// The schema's top-level keys, in the order docs/SCENARIOS.md lists them.
-const TOP: [&str; 23] = [
+const TOP: [&str; 24] = [
     "scenario",
     "ruleset",
     "map",
@@ -94,6 +94,7 @@ const TOP: [&str; 23] = [
     "waiting",
     "longest_stall",
     "longest_wait",
+    "waits",
     "overlaps",
     "overlaps_during_run",
     "in_closed_ground",

@@ -33,7 +33,7 @@ pub use summary::{Failed, Summary};
 use crate::hash::StateHash;
 use crate::id::EntityId;
 use crate::position::Fx;
-use crate::scenario::watch::{BodiesReport, InClosed, LongStall, Stall};
+use crate::scenario::watch::{BodiesReport, InClosed, LongStall, Stall, Wait};
 use crate::scenario::{NoFiles, Runner, Scenario, ScenarioError};
 use crate::state::{Order, TICK_MS};
 
@@ -126,6 +126,10 @@ pub struct Outcome {
     pub stalls: Vec<LongStall>,
     /// The longest wait for a place at a full target during the run.
     pub longest_wait: Option<Stall>,
+    /// Waits during which a place the unit could take stood free for
+    /// [`K_WAIT_WHILE_FREE_TICKS`](crate::scenario::watch::waits::K_WAIT_WHILE_FREE_TICKS) or
+    /// more ([`crate::scenario::watch::waits`]), in the order each began.
+    pub waits_while_free: Vec<Wait>,
     /// How near bodies came during the run and stand at the end (the watch's, [`BodiesReport`]).
     pub bodies: BodiesReport,
     /// The deepest any body reached into closed ground during the run.
@@ -169,6 +173,15 @@ impl Outcome {
                 self.stalls.len(),
                 seconds(self.longest_stall_ticks()),
                 by_order.join("; ")
+            ));
+        }
+        if let Some(most) = self.waits_while_free.iter().max_by_key(|w| w.free_ticks) {
+            wrong.push(format!(
+                "{} waited with a place free for a minute or more (most {:.1} s free: #{} for a {})",
+                self.waits_while_free.len(),
+                seconds(most.free_ticks),
+                most.unit.0,
+                most.waits_for.name().replace('_', " ")
             ));
         }
         wrong.extend(self.bodies.faults());
@@ -291,6 +304,7 @@ fn run_once(scene: &Scene) -> Result<(Outcome, Vec<StateHash>), ScenarioError> {
         busy_unit_seconds: watch.busy_unit_seconds,
         stalls: watch.long_stalls,
         longest_wait: watch.longest_wait,
+        waits_while_free: watch.waits.iter().filter(|w| w.fails()).copied().collect(),
         bodies: watch.bodies,
         deepest_in_closed_ground: watch.deepest_in_closed_ground,
         in_closed_ground: watch.in_closed_ground,
@@ -447,8 +461,17 @@ mod tests {
         o.bodies = BodiesReport::default();
         o.deepest_in_closed_ground = None;
         o.not_ended.clear();
+        o.waits_while_free.clear();
         assert!(o.passed(), "{:?}", o.failures());
         let unit = EntityId(7);
+        o.waits_while_free.push(Wait {
+            unit,
+            waits_for: crate::scenario::watch::WaitFor::Place,
+            since: 5,
+            ticks: 4000,
+            free_ticks: 3760,
+            free_at: None,
+        });
         o.stalls.push(LongStall {
             stall: Stall {
                 unit,
@@ -478,17 +501,21 @@ mod tests {
         });
         o.identical_twice = false;
         let why = o.failures();
-        assert_eq!(why.len(), 5, "{why:?}");
+        assert_eq!(why.len(), 6, "{why:?}");
         assert_eq!(
             why[0],
             "1 stalled 10 s or more (longest 11.2 s; 1 follow: #7)"
         );
         assert_eq!(
             why[1],
+            "1 waited with a place free for a minute or more (most 60.1 s free: #7 for a place)"
+        );
+        assert_eq!(
+            why[2],
             "1 standing pairs nearer than the allowance at the end (nearest #7 #8 at 500‰)"
         );
-        assert!(why[2].starts_with("#7 over closed ground at tick 30"));
-        assert_eq!(why[4], "two runs gave different hashes");
+        assert!(why[3].starts_with("#7 over closed ground at tick 30"));
+        assert_eq!(why[5], "two runs gave different hashes");
         assert_eq!(o.stalls_by_order(), vec![("follow", 1)]);
     }
 

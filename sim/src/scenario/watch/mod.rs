@@ -20,6 +20,8 @@ use crate::world::World;
 
 pub mod bodies;
 pub use bodies::{BodiesReport, CloseRun, Overlap, Pile};
+pub mod waits;
+pub use waits::{Wait, WaitFor};
 
 /// A unit with an order that has made no progress for this many ticks (10 s of game time) is
 /// stalled.
@@ -119,6 +121,8 @@ pub struct Watch {
     long_stalls: Vec<LongStall>,
     /// How near bodies came, and for how long.
     bodies: bodies::Bodies,
+    /// Every wait for a place, and how long of it a place stood free.
+    waits: waits::Waits,
     deepest_in_closed: Option<InClosed>,
     ended: Vec<Ended>,
     /// Units named by a command this tick: their orders may end without their ending.
@@ -149,6 +153,9 @@ pub struct WatchReport {
     pub long_stalls: Vec<LongStall>,
     /// Bodies nearer than keep-apart allows: now, during the run, standing ([`BodiesReport`]).
     pub bodies: BodiesReport,
+    /// Every wait for a place of [`waits::K_WAIT_LISTED_TICKS`] or more, over or going on, in
+    /// the order each began ([`waits`]).
+    pub waits: Vec<Wait>,
     /// Bodies over closed ground now, in id order.
     pub in_closed_ground: Vec<InClosed>,
     /// The deepest any body reached into closed ground during the run.
@@ -201,6 +208,14 @@ impl Watch {
             self.last_counters = world.counters.clone();
         }
         self.progress(world, tick);
+        // Waiting this tick: standing waiting, and no progress made (a worker at its spot at
+        // work has a spot and no walk too).
+        let tracks = &self.tracks;
+        self.waits.observe(world, tick, |u| {
+            tracks
+                .binary_search_by_key(&u.id, |t| t.unit)
+                .is_ok_and(|k| tracks[k].waiting && tracks[k].since < tick)
+        });
         for c in closed_now(world, tick) {
             if self.deepest_in_closed.is_none_or(|d| c.depth > d.depth) {
                 self.deepest_in_closed = Some(c);
@@ -347,6 +362,7 @@ impl Watch {
             longest_wait: self.longest_wait,
             long_stalls: self.long_stalls.clone(),
             bodies: self.bodies.report(),
+            waits: self.waits.report(),
             in_closed_ground: closed_now(world, tick),
             deepest_in_closed_ground: self.deepest_in_closed,
             ended: self.ended.clone(),
