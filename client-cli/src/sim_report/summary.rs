@@ -56,6 +56,14 @@ pub fn write_summary(out: &mut impl Write, r: &Report) -> std::io::Result<()> {
         "stalled   {stalled} now, {} waiting for a place; longest stall {longest:.2} s",
         w.stalled.len() - stalled
     )?;
+    let most_free = w.waits.iter().max_by_key(|x| x.free_ticks);
+    writeln!(
+        out,
+        "waits     {} of a second or more; most free {:.2} s; {} with a minute of a place free",
+        w.waits.len(),
+        most_free.map_or(0.0, |x| seconds(x.free_ticks)),
+        w.waits.iter().filter(|x| x.fails()).count()
+    )?;
     let b = &w.bodies;
     writeln!(
         out,

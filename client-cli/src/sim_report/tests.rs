@@ -323,8 +323,12 @@ fn the_summary_tells_the_run_in_lines() {
     let n = lines.len();
     // Both went the 8 ticks without half a tile's progress: 0.128 s.
     assert_eq!(
-        lines[n - 5],
+        lines[n - 6],
         "stalled   0 now, 0 waiting for a place; longest stall 0.13 s"
+    );
+    assert_eq!(
+        lines[n - 5],
+        "waits     0 of a second or more; most free 0.00 s; 0 with a minute of a place free"
     );
     assert_eq!(lines[n - 4], "overlaps  0 now, 0 during the run");
     assert_eq!(
