@@ -290,7 +290,9 @@ pub fn detour(tick: &mut Tick<'_>, i: usize, route: &mut Route, at: Vec2) -> Det
     {
         return Detour::ShutIn;
     }
-    if still_ticks(route, now) >= K_STOP_AGAINST_TICKS && shut_out(tick, i, &ask) {
+    if still_ticks(route, now) >= K_STOP_AGAINST_TICKS
+        && (shut_out(tick, i, &ask) || shut_in_where_it_stands(tick, i, route, at))
+    {
         return Detour::ShutIn;
     }
     // Out of the hollow it stands in, to the walk's first corner, through the gaps; or, with
@@ -387,6 +389,17 @@ fn shut_out(tick: &mut Tick<'_>, i: usize, ask: &Ask) -> bool {
     let expanded = tick.counters.node_expansions - expanded;
     let cut_short = expanded >= u64::from(Budget::Spec.expansions(start, ask.to.tile()));
     !cut_short && way.is_none_or(|r| !r.has_goal)
+}
+
+/// Whether unit `i`, standing at `at` on `route`, is shut in where it stands by those who hold
+/// their ground against it (units on hold, other players' units standing) and the closed ground
+/// about it ([`short::shut_in_by`]): the gaps between them all narrower than its allowance.
+fn shut_in_where_it_stands(tick: &Tick<'_>, i: usize, route: &Route, at: Vec2) -> bool {
+    let s = stepper(tick.view(), i, route);
+    let (units, owner, target) = (&tick.state.units, tick.state.units[i].owner, route.target);
+    super::short::shut_in_by(&s, at, |b| {
+        !b.moving && Some(b.entity) != target && holds_ground(units, owner, b)
+    })
 }
 
 /// Whether unit `i` at `at` stands beside a walker: one nearer than the keep-apart allowance

@@ -301,3 +301,46 @@ fn overlaps_now(at: Vec2, r: Fx, t: Tile) -> bool {
     (at.x - Fx::from_num(t.x)).abs() < half + r && (at.y - Fx::from_num(t.y)).abs() < half + r
         || (tile_of(at.x) == t.x && tile_of(at.y) == t.y)
 }
+
+/// Whether the walker of `s`, standing at `at`, is shut in where it stands by the bodies `holds`
+/// names and the closed ground about it: no way through the gaps between them, cell by cell as
+/// [`short_way`] walks (eight ways, never cutting a corner, its first step off them), comes to
+/// the edge of the window [`K_SHORT_REACH`] tiles round it (Cohort's choice: the route search,
+/// tile by tile, found a way out of a block of idle enemy scouts round a scout, whose gaps were
+/// all narrower than the keep-apart allowance, and it pressed against them for good:
+/// `soak_81_…`).
+pub fn shut_in_by(s: &Stepper, at: Vec2, holds: impl Fn(&crate::nav::Body) -> bool) -> bool {
+    let w = window(s, at, &|b: &crate::nav::Body| !holds(b));
+    let Some(s0) = Window::index(HALF, HALF) else {
+        return false;
+    };
+    let mut seen = vec![false; (SIDE * SIDE) as usize];
+    seen[s0] = true;
+    let mut todo: Vec<usize> = vec![s0];
+    for (m, _) in first_steps(s, &w, at) {
+        if !seen[m] {
+            seen[m] = true;
+            todo.push(m);
+        }
+    }
+    while let Some(k) = todo.pop() {
+        let (cx, cy) = ((k as i64) % SIDE, (k as i64) / SIDE);
+        if cx == 0 || cy == 0 || cx == SIDE - 1 || cy == SIDE - 1 {
+            return false;
+        }
+        for (n, &(dx, dy)) in EIGHT_WAYS.iter().enumerate() {
+            let (dx, dy) = (i64::from(dx), i64::from(dy));
+            let corner_cut = n >= 4 && !(w.is_open(cx + dx, cy) && w.is_open(cx, cy + dy));
+            if corner_cut || !w.is_open(cx + dx, cy + dy) {
+                continue;
+            }
+            if let Some(m) = Window::index(cx + dx, cy + dy) {
+                if !seen[m] {
+                    seen[m] = true;
+                    todo.push(m);
+                }
+            }
+        }
+    }
+    true
+}
