@@ -35,7 +35,7 @@
 
 use super::short::{short_way, K_SHORT_REACH};
 use super::stepper;
-use crate::astar::Budget;
+use crate::astar::{body_clear, Budget};
 use crate::nav::{holds_ground, route_past_the_yielding, route_round, Ask, Tick};
 use crate::position::{fx, fx_ratio, Distance, Fx, Tile, Vec2};
 pub use crate::state::held_ticks;
@@ -353,7 +353,16 @@ fn way_through_the_gaps(
             }
         }
     }
-    way.map(|w| (w, 0))
+    // A way that ends short of the corner ends where the corner lies straight ahead of the body
+    // (Cohort's choice: the point of a mangonel's short way nearest its corner, twenty tiles on
+    // past a tree line, lay back through the gap it stood in, and it walked the tree line's far
+    // side for good, its corner straight through the trees: `soak_277_…`).
+    let (grid, key, radius) = (tick.grid(), s.key, s.radius);
+    way.filter(|w| {
+        w.last()
+            .is_some_and(|&end| body_clear(grid, key, end, first, radius))
+    })
+    .map(|w| (w, 0))
 }
 
 /// Whether the goal of `ask` is shut out by bodies that hold their ground against the walker

@@ -19,10 +19,11 @@
 //!
 //! Two walkers pressing, each making for where the other stands, give way by a right of way
 //! (Cohort's choice): the one held longer shoves, the other does not shove it back. A pressing
-//! walker shoves a walker coming at it that it has the right of way over *back* along its own
-//! line, and its own player's standing units ahead of it on its line *on* before it, by its
-//! step, where that finds room; aside where it does not: in a gap a body wide nobody can step
-//! aside, and the walkers of one way back out for the other.
+//! walker shoves a walker coming at it that it has the right of way over *back*, straight away
+//! from itself (sliding along an axis the line lies within [`K_NEAR_AN_AXIS`] of, where closed
+//! ground refuses it), and its own player's standing units ahead of it on its line *on* before
+//! it, by its step, where that finds room; aside where it does not: in a gap a body wide nobody
+//! can step aside, and the walkers of one way back out for the other.
 
 use super::apart::Stepper;
 use super::held::{held_ticks, still_ticks, K_PRESS_AFTER_TICKS, K_SAME_WAY};
@@ -80,7 +81,7 @@ pub fn clear_way(tick: &mut Tick<'_>, i: usize, route: &Route, widest: Fx) {
             && (r.progress.strode, them) < (route.progress.strode, me)
     };
     // A walker coming at the shover that may not give way sideways (a gap a body wide, a file
-    // beside it) is shoved back along the shover's line by the shover's step, when the shover
+    // beside it) is shoved back, away from the shover, by the shover's step, when the shover
     // presses and has the right of way over it: held no shorter, and it not pressing or held
     // less long (Cohort's choice: four mangonels, two each way, met in a gap a mangonel wide
     // and stood there for 200 s, none able to step aside; the walkers of one way now back out
@@ -160,7 +161,11 @@ pub fn clear_way(tick: &mut Tick<'_>, i: usize, route: &Route, widest: Fx) {
                     // Its own player's standing unit, making room, goes on before it.
                     None => presses && b.owner == owner,
                 })
-                .map(|_| line.with_length(step_len + K_SHOVE_SLACK));
+                // Straight away from the shover (Cohort's choice: along the shover's line, a
+                // walker whose first corner was a step of a detour a hundredth of a tile aside
+                // shoved a mangonel in a gap into the gap's side, and the two stood 18 s:
+                // `mangonels_meet_in_a_gap`).
+                .map(|_| (b.middle - at).with_length(step_len + K_SHOVE_SLACK));
             shoves.push((
                 b.entity,
                 side.with_length(need.min(step_len)),
@@ -188,7 +193,7 @@ pub fn clear_way(tick: &mut Tick<'_>, i: usize, route: &Route, widest: Fx) {
                 K_SHOVE_CHAIN,
                 Manner {
                     presses,
-                    slides: enemy,
+                    slides: enemy || near_an_axis(by),
                 },
             )
         });
@@ -208,6 +213,20 @@ pub fn clear_way(tick: &mut Tick<'_>, i: usize, route: &Route, widest: Fx) {
         }
     }
 }
+
+/// Whether `by` lies within about 7° of an axis (its lesser share at most [`K_NEAR_AN_AXIS`] of
+/// its greater).
+fn near_an_axis(by: Vec2) -> bool {
+    let (a, b) = (by.x.abs(), by.y.abs());
+    a.min(b) <= a.max(b) * K_NEAR_AN_AXIS
+}
+
+/// A friend shoved back along a line this near an axis (the lesser share of the greater) slides
+/// along the axis where closed ground refuses the line (Cohort's choice: a mangonel in a gap a
+/// body wide, its body a ten-thousandth of a tile inside its row, was shoved back along a line
+/// that drifted a 2000th of a tile sideways for every 40th, so never backed out, and the one
+/// coming the other way stood in the gap 205 s: `soak_469_…`).
+pub const K_NEAR_AN_AXIS: Fx = fx_ratio(1, 8);
 
 /// Whether a walker at `there` on `r` makes for `at`: its first corner lies on `at`'s side of it.
 fn heads_at(r: &Route, there: Vec2, at: Vec2) -> bool {
