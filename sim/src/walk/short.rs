@@ -67,6 +67,26 @@ impl Window {
         (round(p.x - self.at.x), round(p.y - self.at.y))
     }
 
+    /// The open cells one step from cell `k`, the eight ways round, never cutting a corner, each
+    /// with the step's cost.
+    fn steps(&self, k: usize) -> impl Iterator<Item = (usize, u32)> + '_ {
+        let (cx, cy) = ((k as i64) % SIDE, (k as i64) / SIDE);
+        EIGHT_WAYS
+            .iter()
+            .enumerate()
+            .filter_map(move |(n, &(dx, dy))| {
+                let (dx, dy) = (i64::from(dx), i64::from(dy));
+                let (nx, ny) = (cx + dx, cy + dy);
+                let corner_cut =
+                    n >= 4 && !(self.is_open(cx + dx, cy) && self.is_open(cx, cy + dy));
+                if !self.is_open(nx, ny) || corner_cut {
+                    return None;
+                }
+                let m = Window::index(nx, ny)?;
+                Some((m, if n < 4 { STRAIGHT } else { DIAGONAL }))
+            })
+    }
+
     /// Whether the straight line between the middles of two cells crosses open cells only
     /// (sampled at every half cell).
     fn sees(&self, a: (i64, i64), b: (i64, i64)) -> bool {
@@ -124,22 +144,9 @@ pub fn short_way(
         if h == 0 {
             break;
         }
-        let (cx, cy) = ((k as i64) % SIDE, (k as i64) / SIDE);
         let base = cost[k];
         let w = &w;
-        let neighbours = EIGHT_WAYS
-            .iter()
-            .enumerate()
-            .filter_map(move |(n, &(dx, dy))| {
-                let (dx, dy) = (i64::from(dx), i64::from(dy));
-                let (nx, ny) = (cx + dx, cy + dy);
-                let corner_cut = n >= 4 && !(w.is_open(cx + dx, cy) && w.is_open(cx, cy + dy));
-                if !w.is_open(nx, ny) || corner_cut {
-                    return None;
-                }
-                let m = Window::index(nx, ny)?;
-                Some((m, base + if n < 4 { STRAIGHT } else { DIAGONAL }))
-            });
+        let neighbours = w.steps(k).map(|(m, c)| (m, base + c));
         let off_the_ways = (k == s0 && off_the_eight_ways)
             .then(|| first_steps(s, w, at))
             .into_iter()
@@ -308,7 +315,7 @@ fn overlaps_now(at: Vec2, r: Fx, t: Tile) -> bool {
 /// the edge of the window [`K_SHORT_REACH`] tiles round it (Cohort's choice: the route search,
 /// tile by tile, found a way out of a block of idle enemy scouts round a scout, whose gaps were
 /// all narrower than the keep-apart allowance, and it pressed against them for good:
-/// `soak_81_…`).
+/// `soak_81_…`, `walkers_shut_in_where_they_stand`).
 pub fn shut_in_by(s: &Stepper, at: Vec2, holds: impl Fn(&crate::nav::Body) -> bool) -> bool {
     let w = window(s, at, &|b: &crate::nav::Body| !holds(b));
     let Some(s0) = Window::index(HALF, HALF) else {
@@ -328,17 +335,10 @@ pub fn shut_in_by(s: &Stepper, at: Vec2, holds: impl Fn(&crate::nav::Body) -> bo
         if cx == 0 || cy == 0 || cx == SIDE - 1 || cy == SIDE - 1 {
             return false;
         }
-        for (n, &(dx, dy)) in EIGHT_WAYS.iter().enumerate() {
-            let (dx, dy) = (i64::from(dx), i64::from(dy));
-            let corner_cut = n >= 4 && !(w.is_open(cx + dx, cy) && w.is_open(cx, cy + dy));
-            if corner_cut || !w.is_open(cx + dx, cy + dy) {
-                continue;
-            }
-            if let Some(m) = Window::index(cx + dx, cy + dy) {
-                if !seen[m] {
-                    seen[m] = true;
-                    todo.push(m);
-                }
+        for (m, _) in w.steps(k) {
+            if !seen[m] {
+                seen[m] = true;
+                todo.push(m);
             }
         }
     }
